@@ -1,0 +1,30 @@
+package v1
+
+import (
+	"k8s.io/apimachinery/pkg/conversion"
+
+	"github.com/windows-aware/windows-aware/pkg/apis/config"
+)
+
+// Convert_v1_WindowsAwareArgs_To_config_WindowsAwareArgs converts the
+// optional versioned OSTaints into the always-present internal one.
+func Convert_v1_WindowsAwareArgs_To_config_WindowsAwareArgs(in *WindowsAwareArgs, out *config.WindowsAwareArgs, s conversion.Scope) error {
+	if err := autoConvert_v1_WindowsAwareArgs_To_config_WindowsAwareArgs(in, out, s); err != nil {
+		return err
+	}
+	out.OSTaints = config.OSTaints{}
+	if in.OSTaints == nil {
+		return nil
+	}
+	return Convert_v1_OSTaints_To_config_OSTaints(in.OSTaints, &out.OSTaints, s)
+}
+
+// Convert_config_WindowsAwareArgs_To_v1_WindowsAwareArgs is the reverse of
+// Convert_v1_WindowsAwareArgs_To_config_WindowsAwareArgs.
+func Convert_config_WindowsAwareArgs_To_v1_WindowsAwareArgs(in *config.WindowsAwareArgs, out *WindowsAwareArgs, s conversion.Scope) error {
+	if err := autoConvert_config_WindowsAwareArgs_To_v1_WindowsAwareArgs(in, out, s); err != nil {
+		return err
+	}
+	out.OSTaints = &OSTaints{}
+	return Convert_config_OSTaints_To_v1_OSTaints(&in.OSTaints, out.OSTaints, s)
+}

@@ -1,0 +1,30 @@
+package v1
+
+import (
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	schedschemev1 "k8s.io/kube-scheduler/config/v1"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+)
+
+// SchemeGroupVersion is kubescheduler.config.k8s.io/v1, the version a
+// KubeSchedulerConfiguration is written in.
+var SchemeGroupVersion = schema.GroupVersion{Group: schedconfig.GroupName, Version: "v1"}
+
+var (
+	// localSchemeBuilder is the kube-scheduler's own v1 builder, so that
+	// the scheduler's plugin-args conversion scheme includes these types.
+	localSchemeBuilder = &schedschemev1.SchemeBuilder
+	// AddToScheme registers the v1 types, defaults and conversions.
+	AddToScheme = localSchemeBuilder.AddToScheme
+)
+
+func addKnownTypes(scheme *runtime.Scheme) error {
+	scheme.AddKnownTypes(SchemeGroupVersion, &WindowsAwareArgs{})
+	return nil
+}
+
+func init() {
+	// Generated functions register themselves in the generated files.
+	localSchemeBuilder.Register(addKnownTypes, RegisterDefaults, RegisterConversions)
+}

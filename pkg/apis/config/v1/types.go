@@ -1,0 +1,48 @@
+package v1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// WindowsAwareArgs configures the WindowsAware and OSTaintToleration plugins.
+type WindowsAwareArgs struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// DefaultOS is the OS of a pod that neither sets .spec.os.name nor has
+	// an image whose tag names a Windows release: linux, windows or any
+	// (keep the stock behaviour). Defaults to linux.
+	DefaultOS *string `json:"defaultOS,omitempty"`
+	// CompatibilityMode decides which host builds run an image build:
+	// containerd (the process-isolation rule of containerd and hcsshim) or
+	// exact (equal builds only). Defaults to containerd.
+	CompatibilityMode *string `json:"compatibilityMode,omitempty"`
+	// ExtraReleases adds tag tokens for Windows releases that ship after
+	// this binary, or re-points a known token.
+	ExtraReleases []ReleaseToken `json:"extraReleases,omitempty"`
+	// OSTaints are the taints a pod tolerates, without a toleration of its
+	// own, on a node of the OS the plugin matched it to.
+	OSTaints *OSTaints `json:"osTaints,omitempty"`
+}
+
+// ReleaseToken maps one image tag token to the Windows build it needs.
+type ReleaseToken struct {
+	// Token as it appears between dashes in a tag, e.g. ltsc2025.
+	Token string `json:"token"`
+	// Build as the node.kubernetes.io/windows-build label spells it, e.g.
+	// 10.0.26100.
+	Build string `json:"build"`
+}
+
+// OSTaints describes the taints that keep pods of the other OS off a node.
+type OSTaints struct {
+	// Tolerate turns the implicit toleration on or off. Defaults to true.
+	Tolerate *bool `json:"tolerate,omitempty"`
+	// Keys of the OS taints; their value must equal the node's OS, in any
+	// case. Defaults to [os, node.kubernetes.io/os].
+	Keys []string `json:"keys,omitempty"`
+	// Effects tolerated. Defaults to [NoSchedule].
+	Effects []corev1.TaintEffect `json:"effects,omitempty"`
+}

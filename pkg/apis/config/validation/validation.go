@@ -1,0 +1,77 @@
+// Package validation checks windows-aware plugin args, so that a bad value
+// stops the scheduler at start with an error that names the field.
+package validation
+
+import (
+	v1 "k8s.io/api/core/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/windows"
+)
+
+var (
+	validDefaultOS         = []string{config.OSLinux, config.OSWindows, config.OSAny}
+	validCompatibilityMode = []string{string(windows.ModeContainerd), string(windows.ModeExact)}
+	// PreferNoSchedule is left out: it only weighs in TaintToleration's
+	// score, which these plugins do not replace.
+	validOSTaintEffects = []string{string(v1.TaintEffectNoSchedule), string(v1.TaintEffectNoExecute)}
+)
+
+// ValidateWindowsAwareArgs returns every problem of args, each with the path
+// of its field under path, or nil.
+func ValidateWindowsAwareArgs(path *field.Path, args *config.WindowsAwareArgs) error {
+	var errs field.ErrorList
+	if !sets.New(validDefaultOS...).Has(args.DefaultOS) {
+		errs = append(errs, field.NotSupported(path.Child("defaultOS"), args.DefaultOS, validDefaultOS))
+	}
+	if _, err := windows.ParseMode(args.CompatibilityMode); err != nil {
+		errs = append(errs, field.NotSupported(path.Child("compatibilityMode"), args.CompatibilityMode, validCompatibilityMode))
+	}
+	errs = append(errs, validateExtraReleases(path.Child("extraReleases"), args.ExtraReleases)...)
+	errs = append(errs, validateOSTaints(path.Child("osTaints"), &args.OSTaints)...)
+	return errs.ToAggregate()
+}
+
+func validateExtraReleases(path *field.Path, releases []config.ReleaseToken) field.ErrorList {
+	var errs field.ErrorList
+	seen := sets.New[string]()
+	for i, r := range releases {
+		p := path.Index(i)
+		if err := windows.ValidateToken(r.Token); err != nil {
+			errs = append(errs, field.Invalid(p.Child("token"), r.Token, err.Error()))
+		} else if key := windows.TokenKey(r.Token); seen.Has(key) {
+			errs = append(errs, field.Duplicate(p.Child("token"), r.Token))
+		} else {
+			seen.Insert(key)
+		}
+		if _, ok := windows.ParseBuild(r.Build); !ok {
+			errs = append(errs, field.Invalid(p.Child("build"), r.Build, "must be Major.Minor.Build, e.g. 10.0.26100"))
+		}
+	}
+	return errs
+}
+
+func validateOSTaints(path *field.Path, t *config.OSTaints) field.ErrorList {
+	var errs field.ErrorList
+	if !t.Tolerate {
+		return nil
+	}
+	if len(t.Keys) == 0 {
+		errs = append(errs, field.Required(path.Child("keys"), "at least one taint key when tolerate is true"))
+	}
+	for i, k := range t.Keys {
+		errs = append(errs, metav1validation.ValidateLabelName(k, path.Child("keys").Index(i))...)
+	}
+	if len(t.Effects) == 0 {
+		errs = append(errs, field.Required(path.Child("effects"), "at least one taint effect when tolerate is true"))
+	}
+	for i, e := range t.Effects {
+		if !sets.New(validOSTaintEffects...).Has(string(e)) {
+			errs = append(errs, field.NotSupported(path.Child("effects").Index(i), e, validOSTaintEffects))
+		}
+	}
+	return errs
+}

@@ -1,0 +1,45 @@
+package windowsaware
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/util"
+)
+
+// EventsToRegister requeues a pod WindowsAware rejected only when a node is
+// added or a node's labels change: the OS and build labels are all it reads.
+// A kernel version is read only where the build label is missing; the
+// scheduler has no event for a kernel version change (the kubelet rewrites
+// the build label when it restarts on a new build, which is an event).
+func (pl *WindowsAware) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint, error) {
+	return []fwk.ClusterEventWithHint{
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeLabel}, QueueingHintFn: pl.isSchedulableAfterNodeChange},
+	}, nil
+}
+
+// isSchedulableAfterNodeChange queues the pod when the node now fits it and
+// did not before.
+func (pl *WindowsAware) isSchedulableAfterNodeChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	oldNode, newNode, err := util.As[*v1.Node](oldObj, newObj)
+	if err != nil {
+		return fwk.Queue, err
+	}
+	r, err := pl.requirementsOf(pod)
+	if err != nil {
+		// The pod contradicts itself; no node can change that.
+		return fwk.QueueSkip, nil
+	}
+	if pl.rejection(r, newNode) != nil {
+		logger.V(5).Info("node still cannot run the pod's OS or build", "pod", klog.KObj(pod), "node", klog.KObj(newNode))
+		return fwk.QueueSkip, nil
+	}
+	if oldNode != nil && pl.rejection(r, oldNode) == nil {
+		logger.V(5).Info("node already ran the pod's OS and build", "pod", klog.KObj(pod), "node", klog.KObj(newNode))
+		return fwk.QueueSkip, nil
+	}
+	logger.V(5).Info("node now runs the pod's OS and build", "pod", klog.KObj(pod), "node", klog.KObj(newNode))
+	return fwk.Queue, nil
+}

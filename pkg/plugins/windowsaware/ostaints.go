@@ -1,0 +1,159 @@
+package windowsaware
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/component-helpers/resource"
+	v1helper "k8s.io/component-helpers/scheduling/corev1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/kubernetes/pkg/scheduler/util"
+
+	"github.com/windows-aware/windows-aware/pkg/apis/config"
+)
+
+// OSTaintTolerationName is the name of the OSTaintToleration plugin.
+const OSTaintTolerationName = "OSTaintToleration"
+
+// ErrReasonUntoleratedTaint is the reason upstream TaintToleration gives.
+const ErrReasonUntoleratedTaint = "node(s) had untolerated taint(s)"
+
+var reasonsUntoleratedTaint = []string{ErrReasonUntoleratedTaint}[:1:1]
+
+// OSTaintToleration is the Filter of upstream TaintToleration, with one
+// addition: a pod that WindowsAware matched to an OS tolerates the taints
+// that keep other OSes off that OS's nodes (os=windows:NoSchedule), as
+// WindowsAwareArgs.osTaints configures them. It replaces TaintToleration at
+// the filter extension point; TaintToleration keeps scoring
+// PreferNoSchedule taints.
+type OSTaintToleration struct {
+	features feature.Features
+}
+
+var (
+	_ fwk.FilterPlugin      = &OSTaintToleration{}
+	_ fwk.EnqueueExtensions = &OSTaintToleration{}
+	_ fwk.SignPlugin        = &OSTaintToleration{}
+)
+
+// NewOSTaintToleration builds the plugin. It has no args of its own: the OS
+// taints come with the pod's requirements from WindowsAware.
+func NewOSTaintToleration(_ context.Context, _ runtime.Object, _ fwk.Handle) (fwk.Plugin, error) {
+	return &OSTaintToleration{features: feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)}, nil
+}
+
+// Name returns the plugin's name.
+func (pl *OSTaintToleration) Name() string { return OSTaintTolerationName }
+
+// osToleration is the implicit toleration WindowsAware grants a pod: the OS
+// it matched the pod to, and the taints of that OS.
+type osToleration struct {
+	os     string
+	taints *config.OSTaints
+}
+
+// tolerates reports whether t is the OS taint of node, which runs the OS the
+// pod was matched to.
+func (o *osToleration) tolerates(t *v1.Taint, node *v1.Node) bool {
+	if o == nil {
+		return false
+	}
+	nodeOS := nodeOS(node)
+	return strings.EqualFold(t.Value, nodeOS) && strings.EqualFold(o.os, nodeOS) &&
+		slices.Contains(o.taints.Keys, t.Key) && slices.Contains(o.taints.Effects, t.Effect)
+}
+
+// Filter rejects a node with a NoSchedule or NoExecute taint the pod does
+// not tolerate, by its tolerations or by its OS.
+func (pl *OSTaintToleration) Filter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) *fwk.Status {
+	if pl.features.EnableInPlacePodVerticalScalingSchedulerPreemption && resource.IsPodResizeDeferred(pod) {
+		return nil // as TaintToleration: a deferred resize is not re-placed
+	}
+	node := nodeInfo.Node()
+	if len(node.Spec.Taints) == 0 {
+		return nil
+	}
+	var implicit *osToleration
+	if r, err := readRequirements(state); err == nil {
+		implicit = r.osToleration
+	}
+	if pl.untolerated(klog.FromContext(ctx), node, pod.Spec.Tolerations, implicit) {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, reasonsUntoleratedTaint...)
+	}
+	return nil
+}
+
+// untolerated reports whether node has a taint that repels the pod. Unlike
+// v1helper.FindMatchingUntoleratedTaint it allocates nothing.
+func (pl *OSTaintToleration) untolerated(logger klog.Logger, node *v1.Node, tolerations []v1.Toleration, implicit *osToleration) bool {
+	for i := range node.Spec.Taints {
+		t := &node.Spec.Taints[i]
+		if t.Effect != v1.TaintEffectNoSchedule && t.Effect != v1.TaintEffectNoExecute {
+			continue
+		}
+		if implicit.tolerates(t, node) {
+			continue
+		}
+		if !v1helper.TolerationsTolerateTaint(logger, tolerations, t, pl.features.EnableTaintTolerationComparisonOperators) {
+			return true
+		}
+	}
+	return false
+}
+
+// EventsToRegister requeues on what can lift a taint's hold: a node added,
+// a node's taints changed, or the pod given a toleration.
+func (pl *OSTaintToleration) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint, error) {
+	return []fwk.ClusterEventWithHint{
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeTaint}, QueueingHintFn: pl.isSchedulableAfterNodeChange},
+		{Event: fwk.ClusterEvent{Resource: fwk.TargetPod, ActionType: fwk.UpdatePodToleration}, QueueingHintFn: pl.isSchedulableAfterTolerationChange},
+	}, nil
+}
+
+// isSchedulableAfterNodeChange queues the pod when the node's taints went
+// from repelling it to not. The hint cannot see WindowsAware's decision, so
+// it grants every pod the OS toleration of the node's own OS: at worst a pod
+// is tried once more than it needed.
+func (pl *OSTaintToleration) isSchedulableAfterNodeChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	oldNode, newNode, err := util.As[*v1.Node](oldObj, newObj)
+	if err != nil {
+		return fwk.Queue, err
+	}
+	if pl.untolerated(logger, newNode, pod.Spec.Tolerations, anyOSToleration(newNode)) {
+		return fwk.QueueSkip, nil
+	}
+	if oldNode != nil && !pl.untolerated(logger, oldNode, pod.Spec.Tolerations, anyOSToleration(oldNode)) {
+		return fwk.QueueSkip, nil
+	}
+	logger.V(5).Info("node's taints no longer repel the pod", "pod", klog.KObj(pod), "node", klog.KObj(newNode))
+	return fwk.Queue, nil
+}
+
+// anyOSToleration tolerates every taint whose value is the node's OS, on
+// any key and effect: the widest implicit toleration a pod can be granted.
+func anyOSToleration(node *v1.Node) *osToleration {
+	taints := &config.OSTaints{Tolerate: true}
+	for _, t := range node.Spec.Taints {
+		if strings.EqualFold(t.Value, nodeOS(node)) {
+			taints.Keys = append(taints.Keys, t.Key)
+			taints.Effects = append(taints.Effects, t.Effect)
+		}
+	}
+	return &osToleration{os: nodeOS(node), taints: taints}
+}
+
+func (pl *OSTaintToleration) isSchedulableAfterTolerationChange(klog.Logger, *v1.Pod, any, any) (fwk.QueueingHint, error) {
+	return fwk.Queue, nil
+}
+
+// SignPod: the decision follows from the tolerations, and from the OS that
+// WindowsAware signs.
+func (pl *OSTaintToleration) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
+	return []fwk.SignFragment{{Key: fwk.TolerationsSignerName, Value: fwk.TolerationsSigner(pod)}}, nil
+}

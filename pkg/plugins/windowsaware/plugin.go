@@ -1,0 +1,80 @@
+package windowsaware
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/apis/config/validation"
+	"github.com/windows-aware/windows-aware/pkg/windows"
+)
+
+// Name is the name of the WindowsAware plugin in the registry and in
+// KubeSchedulerConfiguration.
+const Name = "WindowsAware"
+
+// WindowsAware places pods by OS and Windows build.
+type WindowsAware struct {
+	args    config.WindowsAwareArgs
+	catalog *windows.Catalog
+	mode    windows.Mode
+}
+
+var (
+	_ fwk.PreFilterPlugin   = &WindowsAware{}
+	_ fwk.FilterPlugin      = &WindowsAware{}
+	_ fwk.PreScorePlugin    = &WindowsAware{}
+	_ fwk.ScorePlugin       = &WindowsAware{}
+	_ fwk.EnqueueExtensions = &WindowsAware{}
+	_ fwk.SignPlugin        = &WindowsAware{}
+)
+
+// Name returns the plugin's name.
+func (pl *WindowsAware) Name() string { return Name }
+
+// New builds the plugin from its args. Invalid args fail here, so the
+// scheduler stops at start with an error that names the field.
+func New(_ context.Context, obj runtime.Object, _ fwk.Handle) (fwk.Plugin, error) {
+	args, err := decodeArgs(obj)
+	if err != nil {
+		return nil, err
+	}
+	return newWindowsAware(args)
+}
+
+func newWindowsAware(args *config.WindowsAwareArgs) (*WindowsAware, error) {
+	extra := make([]windows.Release, 0, len(args.ExtraReleases))
+	for _, r := range args.ExtraReleases {
+		b, _ := windows.ParseBuild(r.Build) // validated in decodeArgs
+		extra = append(extra, windows.Release{Token: r.Token, Build: b})
+	}
+	catalog, err := windows.NewCatalog(extra)
+	if err != nil {
+		return nil, fmt.Errorf("extraReleases: %w", err)
+	}
+	mode, err := windows.ParseMode(args.CompatibilityMode)
+	if err != nil {
+		return nil, fmt.Errorf("compatibilityMode: %w", err)
+	}
+	return &WindowsAware{args: *args, catalog: catalog, mode: mode}, nil
+}
+
+// decodeArgs accepts the internal args the scheduler's configuration
+// decoding produces, or none at all (the plugin listed without pluginConfig),
+// and validates them.
+func decodeArgs(obj runtime.Object) (*config.WindowsAwareArgs, error) {
+	args, ok := obj.(*config.WindowsAwareArgs)
+	if obj == nil || (ok && args == nil) {
+		args, ok = DefaultArgs(), true
+	}
+	if !ok {
+		return nil, fmt.Errorf("want args of type WindowsAwareArgs, got %T", obj)
+	}
+	if err := validation.ValidateWindowsAwareArgs(nil, args); err != nil {
+		return nil, fmt.Errorf("invalid WindowsAwareArgs: %w", err)
+	}
+	return args, nil
+}

@@ -1,0 +1,190 @@
+package windowsaware
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/windows"
+)
+
+// requirements is what a pod needs of a node, worked out once per
+// scheduling cycle in PreFilter so that Filter and Score only compare.
+type requirements struct {
+	// os is the OS the pod must run on ("linux" or "windows"), or "" when
+	// it may run anywhere.
+	os string
+	// builds are the distinct Windows builds the pod's images need; a
+	// node's build must run every one. Empty for HostProcess pods and for
+	// images that name no build.
+	builds []windows.Build
+	// target is the newest of builds, the one an exact match equals, with
+	// the revision a 10.0.<build>.<revision> tag named.
+	target windows.Version
+	// osToleration is the OS taint toleration the pod gets on nodes of its
+	// OS, or nil.
+	osToleration *osToleration
+}
+
+// needsNothing reports whether WindowsAware has nothing to check for the pod.
+func (r *requirements) needsNothing() bool { return r.os == "" && len(r.builds) == 0 }
+
+// imageBuild is one image of the pod that names a Windows build.
+type imageBuild struct {
+	image   string
+	version windows.Version
+}
+
+// podImages lists the images of the pod's containers and init containers:
+// every image the node must run.
+func podImages(pod *v1.Pod) []string {
+	images := make([]string, 0, len(pod.Spec.InitContainers)+len(pod.Spec.Containers))
+	for i := range pod.Spec.InitContainers {
+		images = append(images, pod.Spec.InitContainers[i].Image)
+	}
+	for i := range pod.Spec.Containers {
+		images = append(images, pod.Spec.Containers[i].Image)
+	}
+	return images
+}
+
+// isHostProcess reports whether the pod runs on the host itself: it needs a
+// Windows node but not a build match, since it uses no container image of
+// the host's build.
+func isHostProcess(pod *v1.Pod) bool {
+	if sc := pod.Spec.SecurityContext; sc != nil && sc.WindowsOptions != nil && sc.WindowsOptions.HostProcess != nil && *sc.WindowsOptions.HostProcess {
+		return true
+	}
+	for _, c := range append(slices.Clip(pod.Spec.InitContainers), pod.Spec.Containers...) {
+		if sc := c.SecurityContext; sc != nil && sc.WindowsOptions != nil && sc.WindowsOptions.HostProcess != nil && *sc.WindowsOptions.HostProcess {
+			return true
+		}
+	}
+	return false
+}
+
+// conflictError is a pod that no node can run, whatever the cluster holds:
+// PreFilter reports it as UnschedulableAndUnresolvable with its message.
+type conflictError struct{ msg string }
+
+func (e *conflictError) Error() string { return e.msg }
+
+func conflictf(format string, args ...any) error {
+	return &conflictError{msg: fmt.Sprintf(format, args...)}
+}
+
+// requirementsOf works out what pod needs of a node. The error, always a
+// *conflictError, names the images and builds that contradict each other.
+func (pl *WindowsAware) requirementsOf(pod *v1.Pod) (*requirements, error) {
+	var windowsImages []imageBuild // images whose reference shows Windows
+	for _, ref := range podImages(pod) {
+		img, err := pl.catalog.ImageOf(ref)
+		if err != nil {
+			var conflicting *windows.ConflictingTagError
+			if errors.As(err, &conflicting) {
+				return nil, conflictf("%v", err)
+			}
+			// A reference that does not parse is the kubelet's to report
+			// (InvalidImageName); it says nothing about the node.
+			continue
+		}
+		if img.Windows {
+			windowsImages = append(windowsImages, imageBuild{image: ref, version: img.Version})
+		}
+	}
+
+	r := &requirements{}
+	switch {
+	case pod.Spec.OS != nil:
+		r.os = strings.ToLower(string(pod.Spec.OS.Name))
+	case len(windowsImages) > 0 || isHostProcess(pod):
+		r.os = config.OSWindows
+	default:
+		r.os = pl.defaultOSOf(pod)
+	}
+
+	if r.os != "" && pl.args.OSTaints.Tolerate {
+		r.osToleration = &osToleration{os: r.os, taints: &pl.args.OSTaints}
+	}
+
+	if r.os == config.OSLinux && len(windowsImages) > 0 {
+		return nil, conflictf("pod sets .spec.os.name linux but image %q is a Windows image%s",
+			windowsImages[0].image, describeBuild(windowsImages[0].version))
+	}
+	if err := pl.checkOSSelector(pod, r.os); err != nil {
+		return nil, err
+	}
+	if r.os != config.OSWindows || isHostProcess(pod) {
+		return r, nil
+	}
+
+	var pinned []imageBuild
+	for _, ib := range windowsImages {
+		if ib.version.IsZero() {
+			continue
+		}
+		pinned = append(pinned, ib)
+		if !slices.Contains(r.builds, ib.version.Build) {
+			r.builds = append(r.builds, ib.version.Build)
+		}
+	}
+	if len(r.builds) == 0 {
+		return r, nil
+	}
+	host, ok := pl.mode.HostFor(r.builds)
+	if !ok {
+		return nil, conflictf("the pod's images need Windows builds that no single host runs (%s compatibility): %s",
+			pl.mode, describeImages(pinned))
+	}
+	r.target = windows.Version{Build: host}
+	for _, ib := range pinned {
+		if ib.version.Build == host && ib.version.HasRevision {
+			r.target = ib.version
+			break
+		}
+	}
+	if err := pl.checkBuildSelector(pod, r.builds, pinned); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// defaultOSOf is the OS of a pod with no OS of its own: the one its node
+// selector or affinity pins, so that a pod the user already placed by hand
+// keeps its placement, else the configured default.
+func (pl *WindowsAware) defaultOSOf(pod *v1.Pod) string {
+	if values, pinned := pinnedValues(pod, v1.LabelOSStable); pinned {
+		os := ""
+		for _, v := range values {
+			v = strings.ToLower(v)
+			if os != "" && v != os {
+				return "" // several OSes allowed: leave it to NodeAffinity
+			}
+			os = v
+		}
+		return os
+	}
+	if pl.args.DefaultOS == config.OSAny {
+		return ""
+	}
+	return pl.args.DefaultOS
+}
+
+func describeBuild(v windows.Version) string {
+	if v.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf(" (build %s)", v.Build)
+}
+
+func describeImages(images []imageBuild) string {
+	parts := make([]string, len(images))
+	for i, ib := range images {
+		parts[i] = fmt.Sprintf("%q needs %s", ib.image, ib.version.Build)
+	}
+	return strings.Join(parts, ", ")
+}

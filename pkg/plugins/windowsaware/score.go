@@ -1,0 +1,74 @@
+package windowsaware
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+)
+
+// Raw scores, before NormalizeScore maps them onto 0-100: an exact build
+// outranks any compatible one; among exact builds, the revision closest to
+// the one the tag names ranks highest.
+const (
+	revisionSpan = 1 << 16            // revisions further apart than this rank alike
+	exactBuild   = 2 * revisionSpan   // above any revision closeness
+)
+
+// PreScore skips pods that need no particular build: every node is alike to
+// them.
+func (pl *WindowsAware) PreScore(_ context.Context, state fwk.CycleState, _ *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
+	r, err := readRequirements(state)
+	if err != nil || len(r.builds) == 0 {
+		return fwk.NewStatus(fwk.Skip)
+	}
+	return nil
+}
+
+// Score ranks a feasible node by how closely its build matches the pod's.
+func (pl *WindowsAware) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
+	r, err := readRequirements(state)
+	if err != nil {
+		return 0, fwk.AsStatus(err)
+	}
+	return buildScore(r, nodeInfo.Node()), nil
+}
+
+func buildScore(r *requirements, node *v1.Node) int64 {
+	v, st := nodeVersion(node)
+	if st != buildKnown || v.Build != r.target.Build {
+		return 0
+	}
+	score := int64(exactBuild)
+	if r.target.HasRevision && v.HasRevision {
+		d := int64(v.Revision) - int64(r.target.Revision)
+		if d < 0 {
+			d = -d
+		}
+		score += revisionSpan - min(d, revisionSpan)
+	}
+	return score
+}
+
+// ScoreExtensions returns the plugin, for NormalizeScore.
+func (pl *WindowsAware) ScoreExtensions() fwk.ScoreExtensions { return pl }
+
+// NormalizeScore maps the raw scores linearly onto 0-100, the worst node at
+// 0 and the best at 100, so that a closer revision always wins.
+func (pl *WindowsAware) NormalizeScore(_ context.Context, _ fwk.CycleState, _ *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
+	if len(scores) == 0 {
+		return nil
+	}
+	lo, hi := scores[0].Score, scores[0].Score
+	for _, s := range scores {
+		lo, hi = min(lo, s.Score), max(hi, s.Score)
+	}
+	for i := range scores {
+		if hi == lo {
+			scores[i].Score = 0
+			continue
+		}
+		scores[i].Score = (scores[i].Score - lo) * fwk.MaxNodeScore / (hi - lo)
+	}
+	return nil
+}

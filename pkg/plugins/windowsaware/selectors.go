@@ -1,0 +1,100 @@
+package windowsaware
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/windows-aware/windows-aware/pkg/windows"
+)
+
+// LabelWindowsBuild is the node label the kubelet sets to a Windows node's
+// Major.Minor.Build.
+const LabelWindowsBuild = v1.LabelWindowsBuild
+
+// pinnedValues returns the values a pod's required node selector and node
+// affinity allow for a label key, and whether they restrict it at all. The
+// nodeSelector (into which RuntimeClass admission merges the RuntimeClass's
+// selector) pins one value; required node affinity pins a set only when
+// every one of its ORed terms has an In expression on the key.
+func pinnedValues(pod *v1.Pod, key string) (values []string, pinned bool) {
+	if v, ok := pod.Spec.NodeSelector[key]; ok {
+		values, pinned = []string{v}, true
+	}
+	aff := pod.Spec.Affinity
+	if aff == nil || aff.NodeAffinity == nil || aff.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return values, pinned
+	}
+	terms := aff.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	if len(terms) == 0 {
+		return values, pinned
+	}
+	var allowed []string
+	for _, t := range terms {
+		inTerm := false
+		for _, e := range t.MatchExpressions {
+			if e.Key == key && e.Operator == v1.NodeSelectorOpIn {
+				allowed = append(allowed, e.Values...)
+				inTerm = true
+			}
+		}
+		if !inTerm {
+			return values, pinned // this term lets any value through
+		}
+	}
+	if !pinned {
+		return allowed, true
+	}
+	if slices.Contains(allowed, values[0]) {
+		return values, true
+	}
+	return nil, true
+}
+
+// selectorSource names where a pinned label came from, for messages.
+func selectorSource(pod *v1.Pod) string {
+	if pod.Spec.RuntimeClassName != nil {
+		return fmt.Sprintf("the pod's node selector or affinity (with RuntimeClass %q merged in)", *pod.Spec.RuntimeClassName)
+	}
+	return "the pod's node selector or affinity"
+}
+
+// checkOSSelector rejects a pod whose selectors pin kubernetes.io/os to
+// another OS than the one it needs.
+func (pl *WindowsAware) checkOSSelector(pod *v1.Pod, os string) error {
+	if os == "" {
+		return nil
+	}
+	values, pinned := pinnedValues(pod, v1.LabelOSStable)
+	if !pinned || slices.ContainsFunc(values, func(v string) bool { return strings.EqualFold(v, os) }) {
+		return nil
+	}
+	return conflictf("the pod needs a %s node but %s requires %s in %v", os, selectorSource(pod), v1.LabelOSStable, values)
+}
+
+// checkBuildSelector rejects a pod whose selectors pin
+// node.kubernetes.io/windows-build to builds that cannot run its images.
+func (pl *WindowsAware) checkBuildSelector(pod *v1.Pod, builds []windows.Build, images []imageBuild) error {
+	values, pinned := pinnedValues(pod, LabelWindowsBuild)
+	if !pinned {
+		return nil
+	}
+	for _, v := range values {
+		if host, ok := windows.ParseBuild(v); ok && pl.runsAll(host, builds) {
+			return nil
+		}
+	}
+	return conflictf("%s requires %s in %v, which cannot run %s (%s compatibility)",
+		selectorSource(pod), LabelWindowsBuild, values, describeImages(images), pl.mode)
+}
+
+func (pl *WindowsAware) runsAll(host windows.Build, builds []windows.Build) bool {
+	for _, b := range builds {
+		if !pl.mode.Runs(host, b) {
+			return false
+		}
+	}
+	return true
+}
