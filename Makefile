@@ -1,0 +1,101 @@
+# windows-aware: a kube-scheduler whose windows-aware profile places pods by
+# OS and Windows build.
+
+SHELL := /usr/bin/env bash
+.DEFAULT_GOAL := build
+
+BIN_DIR      ?= $(CURDIR)/bin
+TOOLS_DIR    ?= $(BIN_DIR)/tools
+GO           ?= go
+
+# The Kubernetes release the binary is built from, read from go.mod.
+KUBE_VERSION := $(shell awk '$$1 == "k8s.io/kubernetes" && $$2 ~ /^v/ {print $$2; exit}' go.mod)
+# This project's version.
+VERSION      ?= $(shell cat VERSION)
+GIT_COMMIT   ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+GIT_STATE    ?= $(shell test -z "$$(git status --porcelain 2>/dev/null)" && echo clean || echo dirty)
+BUILD_DATE   ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+
+# The version stays a Kubernetes version (the scheduler derives its feature
+# gate emulation version from it) with this project's version as build
+# metadata: v1.37.1+windows-aware.v0.1.0.
+VERSION_PKG  := k8s.io/component-base/version
+LDFLAGS      := -s -w \
+  -X $(VERSION_PKG).gitVersion=$(KUBE_VERSION)+windows-aware.$(VERSION) \
+  -X $(VERSION_PKG).gitMajor=$(word 1,$(subst ., ,$(patsubst v%,%,$(KUBE_VERSION)))) \
+  -X $(VERSION_PKG).gitMinor=$(word 2,$(subst ., ,$(KUBE_VERSION))) \
+  -X $(VERSION_PKG).gitCommit=$(GIT_COMMIT) \
+  -X $(VERSION_PKG).gitTreeState=$(GIT_STATE) \
+  -X $(VERSION_PKG).buildDate=$(BUILD_DATE)
+
+IMAGE        ?= localhost/windows-aware-scheduler
+IMAGE_TAG    ?= v0.1.0
+FUZZTIME     ?= 15s
+
+.PHONY: help
+help: ## List the targets.
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
+
+.PHONY: build
+build: ## Build bin/scheduler, a static binary.
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN_DIR)/scheduler ./cmd/scheduler
+
+.PHONY: test
+test: test-unit test-fuzz test-integration ## Everything: unit, fuzz and integration tests.
+
+.PHONY: test-unit
+test-unit: build ## Unit tests, the shipped-config test and the --version check.
+	$(GO) test ./pkg/... ./cmd/...
+	@$(BIN_DIR)/scheduler --version | tee /dev/stderr | grep -q '+windows-aware\.' \
+	  || { echo "scheduler --version does not carry the project version" >&2; exit 1; }
+
+.PHONY: test-fuzz
+test-fuzz: ## A short run of every fuzz target.
+	$(GO) test ./pkg/windows -run '^$$' -fuzz '^FuzzImageOf$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./pkg/windows -run '^$$' -fuzz '^FuzzParseKernelVersion$$' -fuzztime $(FUZZTIME)
+
+.PHONY: tools
+tools: ## Build etcd, kube-apiserver, kube-controller-manager, kwok and kubectl into bin/tools.
+	hack/build-tools.sh
+
+.PHONY: test-integration
+test-integration: build tools ## Integration tests against a real kube-apiserver and etcd.
+	PATH="$(TOOLS_DIR):$$PATH" WINDOWS_AWARE_BIN_DIR=$(BIN_DIR) $(GO) test -count=1 -timeout 30m ./test/integration/...
+
+.PHONY: demo
+demo: build tools ## Run a local cluster with 5,000 simulated nodes and the seed workloads.
+	hack/demo.sh up
+
+.PHONY: demo-down
+demo-down: ## Stop everything make demo started.
+	hack/demo.sh down
+
+.PHONY: bench
+bench: tools ## All benchmarks at full size, several counts, for benchstat.
+	hack/bench.sh full
+
+.PHONY: bench-ci
+bench-ci: tools ## Both benchmark levels at 5,000 nodes, short count.
+	hack/bench.sh ci
+
+.PHONY: bench-report
+bench-report: ## Write docs/benchmarks.md and its chart from the last make bench.
+	hack/bench.sh report
+
+.PHONY: generate
+generate: ## Regenerate deep-copy, conversion and defaulting code.
+	hack/update-codegen.sh
+
+.PHONY: verify
+verify: ## Check formatting, vet and generated code.
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+	hack/update-codegen.sh && git diff --exit-code -- pkg/apis
+
+.PHONY: image
+image: ## Build the container image (needs a Docker engine).
+	docker build --build-arg VERSION=$(VERSION) -t $(IMAGE):$(IMAGE_TAG) .
+
+.PHONY: clean
+clean: ## Remove build output (tools included).
+	rm -rf $(BIN_DIR) _output
