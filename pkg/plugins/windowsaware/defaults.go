@@ -2,8 +2,8 @@ package windowsaware
 
 import (
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
-	configv1 "github.com/windows-aware/windows-aware/pkg/apis/config/v1"
 	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
+	configv1 "github.com/windows-aware/windows-aware/pkg/apis/config/v1"
 )
 
 // DefaultArgs returns the args a configuration that leaves them out gets,

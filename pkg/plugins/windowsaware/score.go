@@ -11,8 +11,8 @@ import (
 // outranks any compatible one; among exact builds, the revision closest to
 // the one the tag names ranks highest.
 const (
-	revisionSpan = 1 << 16            // revisions further apart than this rank alike
-	exactBuild   = 2 * revisionSpan   // above any revision closeness
+	revisionSpan = 1 << 16          // revisions further apart than this rank alike
+	exactBuild   = 2 * revisionSpan // above any revision closeness
 )
 
 // PreScore skips pods that need no particular build: every node is alike to

@@ -1,0 +1,55 @@
+package windowsaware
+
+import (
+	"context"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+)
+
+// TestFilterAllocations holds the hot path to its budget: nothing for a node
+// that passes, one Status for a node that is rejected.
+func TestFilterAllocations(t *testing.T) {
+	pl, _ := newWindowsAware(defaultArgs())
+	taints, _ := NewOSTaintToleration(context.Background(), nil, nil)
+	filter := func(p *v1.Pod, n *v1.Node) (allocs float64, passed bool) {
+		state := newState()
+		if _, s := pl.PreFilter(context.Background(), state, p, nil); !s.IsSuccess() {
+			t.Fatal(s)
+		}
+		ni := nodeInfo(n)
+		ctx := context.Background()
+		allocs = testing.AllocsPerRun(200, func() {
+			// As the framework does, the first rejection ends the node's filtering.
+			passed = pl.Filter(ctx, state, p, ni).IsSuccess() &&
+				taints.(fwk.FilterPlugin).Filter(ctx, state, p, ni).IsSuccess()
+		})
+		return allocs, passed
+	}
+	tests := []struct {
+		name       string
+		pod        *v1.Pod
+		node       *v1.Node
+		wantPass   bool
+		wantAllocs float64
+	}{
+		{"linux pod, linux node", pod(imgLinux).Obj(), linuxNode("l"), true, 0},
+		{"windows pod, tainted windows node", pod(img2019).Obj(), windowsNode("w", "10.0.17763", "10.0.17763.1"), true, 0},
+		{"windows pod, kernel-version node", pod(img2022).Obj(), windowsNode("w", "", "10.0.26100.1"), true, 0},
+		{"linux pod, windows node", pod(imgLinux).Obj(), windowsNode("w", "10.0.17763", ""), false, 1},
+		{"windows pod, wrong build", pod(img2019).Obj(), windowsNode("w", "10.0.20348", ""), false, 1},
+		{"windows pod, malformed label", pod(img2019).Obj(), windowsNode("w", "banana", ""), false, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			allocs, passed := filter(tt.pod, tt.node)
+			if passed != tt.wantPass {
+				t.Fatalf("passed = %v, want %v", passed, tt.wantPass)
+			}
+			if allocs > tt.wantAllocs {
+				t.Errorf("Filter allocates %v times, want at most %v", allocs, tt.wantAllocs)
+			}
+		})
+	}
+}

@@ -1,0 +1,94 @@
+package windowsaware
+
+import (
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2/ktesting"
+	fwk "k8s.io/kube-scheduler/framework"
+	st "k8s.io/kubernetes/pkg/scheduler/testing"
+)
+
+func TestEventsToRegister(t *testing.T) {
+	pl, _ := newWindowsAware(defaultArgs())
+	events, err := pl.EventsToRegister(t.Context())
+	if err != nil || len(events) != 1 || events[0].Event.Resource != fwk.Node ||
+		events[0].Event.ActionType != fwk.Add|fwk.UpdateNodeLabel {
+		t.Errorf("WindowsAware events = %+v, %v", events, err)
+	}
+	taints := &OSTaintToleration{}
+	events, err = taints.EventsToRegister(t.Context())
+	if err != nil || len(events) != 2 || events[0].Event.ActionType != fwk.Add|fwk.UpdateNodeTaint ||
+		events[1].Event.Resource != fwk.TargetPod || events[1].Event.ActionType != fwk.UpdatePodToleration {
+		t.Errorf("OSTaintToleration events = %+v, %v", events, err)
+	}
+}
+
+func TestWindowsAwareQueueingHint(t *testing.T) {
+	relabel := func(n *v1.Node, build string) *v1.Node {
+		n = n.DeepCopy()
+		n.Labels[LabelWindowsBuild] = build
+		return n
+	}
+	w2019 := windowsNode("w", "10.0.17763", "10.0.17763.1")
+	banana := windowsNode("w", "banana", "")
+	w2025 := windowsNode("w", "10.0.26100", "10.0.26100.1")
+	tests := []struct {
+		name     string
+		pod      *v1.Pod
+		old, new *v1.Node
+		want     fwk.QueueingHint
+	}{
+		{"2025 node added for a 2025 pod", pod(img2025).Obj(), nil, w2025, fwk.Queue},
+		{"2019 node added for a 2025 pod", pod(img2025).Obj(), nil, w2019, fwk.QueueSkip},
+		{"linux node added for a 2025 pod", pod(img2025).Obj(), nil, linuxNode("l"), fwk.QueueSkip},
+		{"malformed label corrected", pod(img2019).Obj(), banana, relabel(banana, "10.0.17763"), fwk.Queue},
+		{"label changed to a wrong build", pod(img2019).Obj(), banana, relabel(banana, "10.0.20348"), fwk.QueueSkip},
+		{"node already fitted", pod(img2019).Obj(), w2019, st.MakeNode().Name("w").Label(v1.LabelOSStable, "windows").Label(LabelWindowsBuild, "10.0.17763").Label("zone", "a").Obj(), fwk.QueueSkip},
+		{"linux node turns windows", withOS(pod("acme/tool:1"), v1.Windows), linuxNode("n"), st.MakeNode().Name("n").Label(v1.LabelOSStable, "windows").Obj(), fwk.Queue},
+		{"a pod that contradicts itself never requeues", pod(img2019, img2022).Obj(), nil, w2025, fwk.QueueSkip},
+	}
+	pl, _ := newWindowsAware(defaultArgs())
+	logger, _ := ktesting.NewTestContext(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var old any
+			if tt.old != nil {
+				old = tt.old
+			}
+			got, err := pl.isSchedulableAfterNodeChange(logger, tt.pod, old, tt.new)
+			if err != nil || got != tt.want {
+				t.Errorf("hint = %v, %v; want %v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestOSTaintTolerationQueueingHint(t *testing.T) {
+	gpu := v1.Taint{Key: "gpu", Value: "x", Effect: v1.TaintEffectNoSchedule}
+	tests := []struct {
+		name     string
+		pod      *v1.Pod
+		old, new *v1.Node
+		want     fwk.QueueingHint
+	}{
+		{"node with only the OS taint added", pod(img2019).Obj(), nil, windowsNode("w", "10.0.17763", ""), fwk.Queue},
+		{"node with an unrelated taint added", pod(img2019).Obj(), nil, windowsNode("w", "10.0.17763", "", osTaint, gpu), fwk.QueueSkip},
+		{"unrelated taint removed", pod(img2019).Obj(), windowsNode("w", "10.0.17763", "", osTaint, gpu), windowsNode("w", "10.0.17763", "", osTaint), fwk.Queue},
+		{"unrelated taint still there", pod(img2019).Obj(), windowsNode("w", "10.0.17763", "", gpu), windowsNode("w", "10.0.17763", "", gpu, osTaint), fwk.QueueSkip},
+	}
+	pl := &OSTaintToleration{}
+	logger, _ := ktesting.NewTestContext(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var old any
+			if tt.old != nil {
+				old = tt.old
+			}
+			got, err := pl.isSchedulableAfterNodeChange(logger, tt.pod, old, tt.new)
+			if err != nil || got != tt.want {
+				t.Errorf("hint = %v, %v; want %v", got, err, tt.want)
+			}
+		})
+	}
+}

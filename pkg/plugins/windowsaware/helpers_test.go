@@ -1,0 +1,159 @@
+package windowsaware
+
+import (
+	"context"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	st "k8s.io/kubernetes/pkg/scheduler/testing"
+	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
+	"k8s.io/utils/ptr"
+
+	"github.com/windows-aware/windows-aware/pkg/apis/config"
+)
+
+// The images of the tests, one per release the facts table names.
+const (
+	imgLinux    = "nginx:1.27"
+	img2016     = "mcr.microsoft.com/windows/servercore:ltsc2016"
+	img2019     = "mcr.microsoft.com/windows/servercore:ltsc2019"
+	img2019Rev  = "mcr.microsoft.com/windows/servercore:10.0.17763.437"
+	img1809     = "mcr.microsoft.com/dotnet/aspnet:8.0-nanoserver-1809"
+	img2022     = "mcr.microsoft.com/windows/nanoserver:ltsc2022"
+	img2025     = "mcr.microsoft.com/windows/server:ltsc2025"
+	imgIIS2019  = "mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2019"
+	imgWinNoTag = "mcr.microsoft.com/dotnet/framework/aspnet:4.8" // a manifest list: no build
+	imgNano     = "golang:1.22-nanoserver"                        // Windows, no build
+)
+
+var osTaint = v1.Taint{Key: "os", Value: "windows", Effect: v1.TaintEffectNoSchedule}
+
+func linuxNode(name string) *v1.Node {
+	return st.MakeNode().Name(name).Label(v1.LabelOSStable, "linux").Obj()
+}
+
+// windowsNode is a Windows node as the kubelet registers it, tainted as the
+// Kubernetes documentation recommends.
+func windowsNode(name, build, kernel string, taints ...v1.Taint) *v1.Node {
+	w := st.MakeNode().Name(name).Label(v1.LabelOSStable, "windows")
+	if build != "" {
+		w = w.Label(LabelWindowsBuild, build)
+	}
+	if taints == nil {
+		taints = []v1.Taint{osTaint}
+	}
+	n := w.Taints(taints).Obj()
+	n.Status.NodeInfo.KernelVersion = kernel
+	return n
+}
+
+// testNodes is a small mixed cluster.
+func testNodes() []*v1.Node {
+	beta := st.MakeNode().Name("linux-beta").Label("beta.kubernetes.io/os", "linux").Obj()
+	return []*v1.Node{
+		linuxNode("linux"),
+		beta,
+		windowsNode("win2016", "10.0.14393", "10.0.14393.6897"),
+		windowsNode("win2019", "10.0.17763", "10.0.17763.4131"),
+		windowsNode("win2022", "10.0.20348", "10.0.20348.2227"),
+		windowsNode("win2025", "10.0.26100", "10.0.26100.1742"),
+		windowsNode("win2019-kernel-only", "", "10.0.17763.437"),
+		windowsNode("win-banana", "banana", "10.0.17763.437"),
+		windowsNode("win-unknown", "", ""),
+	}
+}
+
+func pod(images ...string) *st.PodWrapper {
+	p := st.MakePod().Name("p").Namespace("default").UID("p")
+	for _, img := range images {
+		p = p.Container(img)
+	}
+	return p
+}
+
+func withOS(p *st.PodWrapper, os v1.OSName) *v1.Pod {
+	obj := p.Obj()
+	obj.Spec.OS = &v1.PodOS{Name: os}
+	return obj
+}
+
+func withInit(p *st.PodWrapper, images ...string) *v1.Pod {
+	obj := p.Obj()
+	for _, img := range images {
+		obj.Spec.InitContainers = append(obj.Spec.InitContainers, v1.Container{Name: "init", Image: img})
+	}
+	return obj
+}
+
+func hostProcess(p *st.PodWrapper) *v1.Pod {
+	obj := p.Obj()
+	obj.Spec.SecurityContext = &v1.PodSecurityContext{WindowsOptions: &v1.WindowsSecurityContextOptions{HostProcess: ptr.To(true)}}
+	return obj
+}
+
+func defaultArgs(mutate ...func(*config.WindowsAwareArgs)) *config.WindowsAwareArgs {
+	a := DefaultArgs()
+	for _, m := range mutate {
+		m(a)
+	}
+	return a
+}
+
+// newFramework builds a real scheduler framework over nodes with the
+// windows-aware plugins at the extension points the shipped profile uses.
+func newFramework(t testing.TB, args *config.WindowsAwareArgs, nodes []*v1.Node) framework.Framework {
+	t.Helper()
+	withArgs := func(ctx context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		return New(ctx, args, h)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	f, err := tf.NewFramework(ctx, []tf.RegisterPluginFunc{
+		tf.RegisterQueueSortPlugin(queuesort.Name, queuesort.New),
+		tf.RegisterBindPlugin(defaultbinder.Name, defaultbinder.New),
+		tf.RegisterPluginAsExtensions(Name, withArgs, "PreFilter", "Filter", "PreScore", "Score"),
+		tf.RegisterPluginAsExtensions(OSTaintTolerationName, NewOSTaintToleration, "Filter"),
+	}, "windows-aware", frameworkruntime.WithSnapshotSharedLister(cache.NewSnapshot(nil, nodes)))
+	if err != nil {
+		t.Fatalf("building the framework: %v", err)
+	}
+	return f
+}
+
+func nodeInfo(n *v1.Node) fwk.NodeInfo {
+	ni := framework.NewNodeInfo()
+	ni.SetNode(n)
+	return ni
+}
+
+// feasible runs PreFilter and then Filter on every node, and returns the
+// PreFilter status and, per node, nil or the reasons it was rejected.
+func feasible(t *testing.T, f framework.Framework, pod *v1.Pod, nodes []*v1.Node) (*fwk.Status, map[string][]string) {
+	t.Helper()
+	ctx := context.Background()
+	state := framework.NewCycleState()
+	_, status, _ := f.RunPreFilterPlugins(ctx, state, pod)
+	if !status.IsSuccess() {
+		return status, nil
+	}
+	verdicts := map[string][]string{}
+	for _, n := range nodes {
+		s := f.RunFilterPlugins(ctx, state, pod, nodeInfo(n))
+		if s.IsSuccess() {
+			verdicts[n.Name] = nil
+			continue
+		}
+		if s.Code() != fwk.UnschedulableAndUnresolvable {
+			t.Errorf("node %s: code %v, want UnschedulableAndUnresolvable", n.Name, s.Code())
+		}
+		verdicts[n.Name] = s.Reasons()
+	}
+	return status, verdicts
+}

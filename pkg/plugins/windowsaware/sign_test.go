@@ -1,0 +1,35 @@
+package windowsaware
+
+import (
+	"bytes"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+func TestSignPod(t *testing.T) {
+	f := newFramework(t, defaultArgs(), testNodes())
+	sign := func(p *v1.Pod) []byte {
+		s := f.SignPod(t.Context(), p)
+		if s == nil {
+			t.Fatalf("pod %v was not signed: batching would be off", p.Spec.Containers)
+		}
+		return s
+	}
+	base := sign(pod(img2019, imgLinux).Obj())
+	if !bytes.Equal(base, sign(pod(imgLinux, img2019).Obj())) {
+		t.Error("container order changed the signature")
+	}
+	for name, p := range map[string]*v1.Pod{
+		"image":        pod(img2022, imgLinux).Obj(),
+		"init image":   withInit(pod(img2019, imgLinux), img2016),
+		"os":           withOS(pod(img2019, imgLinux), v1.Windows),
+		"hostprocess":  hostProcess(pod(img2019, imgLinux)),
+		"nodeSelector": pod(img2019, imgLinux).NodeSelector(map[string]string{LabelWindowsBuild: "10.0.17763"}).Obj(),
+		"toleration":   pod(img2019, imgLinux).Toleration("gpu").Obj(),
+	} {
+		if bytes.Equal(base, sign(p)) {
+			t.Errorf("a different %s left the signature alike", name)
+		}
+	}
+}
