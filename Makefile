@@ -8,28 +8,12 @@ BIN_DIR      ?= $(CURDIR)/bin
 TOOLS_DIR    ?= $(BIN_DIR)/tools
 GO           ?= go
 
-# The Kubernetes release the binary is built from, read from go.mod.
-KUBE_VERSION := $(shell awk '$$1 == "k8s.io/kubernetes" && $$2 ~ /^v/ {print $$2; exit}' go.mod)
-# This project's version.
+# This project's version; hack/ldflags.sh stamps it into the binary.
 VERSION      ?= $(shell cat VERSION)
-GIT_COMMIT   ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
-GIT_STATE    ?= $(shell test -z "$$(git status --porcelain 2>/dev/null)" && echo clean || echo dirty)
-BUILD_DATE   ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
-
-# The version stays a Kubernetes version (the scheduler derives its feature
-# gate emulation version from it) with this project's version as build
-# metadata: v1.37.1+windows-aware.v0.1.0.
-VERSION_PKG  := k8s.io/component-base/version
-LDFLAGS      := -s -w \
-  -X $(VERSION_PKG).gitVersion=$(KUBE_VERSION)+windows-aware.$(VERSION) \
-  -X $(VERSION_PKG).gitMajor=$(word 1,$(subst ., ,$(patsubst v%,%,$(KUBE_VERSION)))) \
-  -X $(VERSION_PKG).gitMinor=$(word 2,$(subst ., ,$(KUBE_VERSION))) \
-  -X $(VERSION_PKG).gitCommit=$(GIT_COMMIT) \
-  -X $(VERSION_PKG).gitTreeState=$(GIT_STATE) \
-  -X $(VERSION_PKG).buildDate=$(BUILD_DATE)
+export VERSION
 
 IMAGE        ?= localhost/windows-aware-scheduler
-IMAGE_TAG    ?= v0.1.0
+IMAGE_TAG    ?= $(VERSION)
 FUZZTIME     ?= 15s
 
 .PHONY: help
@@ -38,7 +22,7 @@ help: ## List the targets.
 
 .PHONY: build
 build: ## Build bin/scheduler, a static binary.
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN_DIR)/scheduler ./cmd/scheduler
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$$(hack/ldflags.sh)" -o $(BIN_DIR)/scheduler ./cmd/scheduler
 
 .PHONY: test
 test: test-unit test-fuzz test-integration ## Everything: unit, fuzz and integration tests.
@@ -94,7 +78,8 @@ verify: ## Check formatting, vet and generated code.
 
 .PHONY: image
 image: ## Build the container image (needs a Docker engine).
-	docker build --build-arg VERSION=$(VERSION) -t $(IMAGE):$(IMAGE_TAG) .
+	docker build --build-arg VERSION=$(VERSION) --build-arg GIT_COMMIT=$$(git rev-parse HEAD) \
+	  -t $(IMAGE):$(IMAGE_TAG) .
 
 .PHONY: clean
 clean: ## Remove build output (tools included).

@@ -12,14 +12,18 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/version"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 
-	_ "github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
+	_ "github.com/windows-aware/windows-aware/pkg/apis/config/scheme" // WindowsAwareArgs in the config scheme
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
 )
 
-func main() {
-	command := app.NewSchedulerCommand(
+// plugins registers the out-of-tree plugins beside the in-tree ones.
+func plugins() []app.Option {
+	return []app.Option{
 		app.WithPlugin(windowsaware.Name, windowsaware.New),
 		app.WithPlugin(windowsaware.OSTaintTolerationName, windowsaware.NewOSTaintToleration),
-	)
-	os.Exit(cli.Run(command))
+	}
+}
+
+func main() {
+	os.Exit(cli.Run(app.NewSchedulerCommand(plugins()...)))
 }
