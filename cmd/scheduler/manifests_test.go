@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// objects decodes every document of a manifest file with the client-go
+// scheme, failing on any document it does not know.
+func objects(t *testing.T, path string) []runtime.Object {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader := utilyaml.NewYAMLReader(bufioReader(data))
+	var out []runtime.Object
+	for {
+		doc, err := reader.Read()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if len(bytes.TrimSpace(stripComments(doc))) == 0 {
+			continue
+		}
+		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(doc, nil, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, obj)
+	}
+}
+
+// podSpec returns the pod spec of a Pod or a workload.
+func podSpec(obj runtime.Object) *v1.PodSpec {
+	switch o := obj.(type) {
+	case *v1.Pod:
+		return &o.Spec
+	case *appsv1.Deployment:
+		return &o.Spec.Template.Spec
+	case *appsv1.DaemonSet:
+		return &o.Spec.Template.Spec
+	}
+	return nil
+}
+
+// TestSchedulerManifestsAreHardened: the static pod and the Deployment run
+// the scheduler as the kubeadm one runs and beyond.
+func TestSchedulerManifestsAreHardened(t *testing.T) {
+	for _, tc := range []struct{ file, port string }{
+		{"../../manifests/static-pod/kube-scheduler.yaml", "10259"},
+		{"../../manifests/beside/deployment.yaml", "10269"},
+	} {
+		t.Run(filepath.Base(tc.file), func(t *testing.T) {
+			objs := objects(t, tc.file)
+			if len(objs) != 1 {
+				t.Fatalf("want one object, got %d", len(objs))
+			}
+			spec := podSpec(objs[0])
+			if spec == nil || len(spec.Containers) != 1 {
+				t.Fatalf("want a pod spec with one container in %T", objs[0])
+			}
+			psc, c := spec.SecurityContext, spec.Containers[0]
+			if psc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot || psc.RunAsUser == nil || *psc.RunAsUser == 0 {
+				t.Error("not non-root")
+			}
+			if psc.SeccompProfile == nil || psc.SeccompProfile.Type != v1.SeccompProfileTypeRuntimeDefault {
+				t.Error("seccomp is not RuntimeDefault")
+			}
+			sc := c.SecurityContext
+			if sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
+				t.Error("root filesystem is writable")
+			}
+			if sc == nil || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
+				t.Error("privilege escalation is allowed")
+			}
+			if sc == nil || sc.Capabilities == nil || !slices.Contains(sc.Capabilities.Drop, "ALL") {
+				t.Error("capabilities are not dropped")
+			}
+			args := strings.Join(c.Command, " ")
+			for _, want := range []string{"--config=", "--bind-address=127.0.0.1", "--secure-port=" + tc.port} {
+				if !strings.Contains(args, want) {
+					t.Errorf("command %q lacks %s", args, want)
+				}
+			}
+			if c.LivenessProbe == nil || c.LivenessProbe.HTTPGet == nil || c.LivenessProbe.HTTPGet.Host != "127.0.0.1" {
+				t.Error("the liveness probe does not reach the port bound to 127.0.0.1")
+			}
+		})
+	}
+}
+
+// TestExamplesNeedNothingElse: the example workloads use windows-aware and
+// carry no selector or toleration, which is the point of the scheduler.
+func TestExamplesNeedNothingElse(t *testing.T) {
+	files, _ := filepath.Glob("../../manifests/examples/*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no examples")
+	}
+	workloads := 0
+	for _, f := range files {
+		for _, obj := range objects(t, f) {
+			spec := podSpec(obj)
+			if spec == nil {
+				continue
+			}
+			workloads++
+			if spec.SchedulerName != "windows-aware" {
+				t.Errorf("%s: schedulerName %q", f, spec.SchedulerName)
+			}
+			if len(spec.NodeSelector) > 0 || len(spec.Tolerations) > 0 || spec.Affinity != nil || spec.RuntimeClassName != nil {
+				t.Errorf("%s: carries selectors, tolerations or a RuntimeClass", f)
+			}
+		}
+	}
+	if workloads < 4 {
+		t.Errorf("only %d example workloads", workloads)
+	}
+}
+
+func stripComments(doc []byte) []byte {
+	var out [][]byte
+	for _, line := range bytes.Split(doc, []byte("\n")) {
+		if !bytes.HasPrefix(bytes.TrimSpace(line), []byte("#")) {
+			out = append(out, line)
+		}
+	}
+	return bytes.Join(out, []byte("\n"))
+}
+
+func bufioReader(data []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(data)) }
