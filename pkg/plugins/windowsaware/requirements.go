@@ -184,7 +184,7 @@ func describeBuild(v windows.Version) string {
 func describeImages(images []imageBuild) string {
 	parts := make([]string, len(images))
 	for i, ib := range images {
-		parts[i] = fmt.Sprintf("%q needs %s", ib.image, ib.version.Build)
+		parts[i] = fmt.Sprintf("image %q needs %s", ib.image, ib.version.Build)
 	}
 	return strings.Join(parts, ", ")
 }

@@ -86,7 +86,7 @@ func (pl *WindowsAware) checkBuildSelector(pod *v1.Pod, builds []windows.Build, 
 			return nil
 		}
 	}
-	return conflictf("%s requires %s in %v, which cannot run %s (%s compatibility)",
+	return conflictf("%s requires %s in %v, but %s, which no build there runs (%s compatibility)",
 		selectorSource(pod), LabelWindowsBuild, values, describeImages(images), pl.mode)
 }
 
