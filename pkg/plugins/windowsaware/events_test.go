@@ -33,12 +33,7 @@ func TestWindowsAwareQueueingHint(t *testing.T) {
 	w2019 := windowsNode("w", "10.0.17763", "10.0.17763.1")
 	banana := windowsNode("w", "banana", "")
 	w2025 := windowsNode("w", "10.0.26100", "10.0.26100.1")
-	tests := []struct {
-		name     string
-		pod      *v1.Pod
-		old, new *v1.Node
-		want     fwk.QueueingHint
-	}{
+	tests := []hintCase{
 		{"2025 node added for a 2025 pod", pod(img2025).Obj(), nil, w2025, fwk.Queue},
 		{"2019 node added for a 2025 pod", pod(img2025).Obj(), nil, w2019, fwk.QueueSkip},
 		{"linux node added for a 2025 pod", pod(img2025).Obj(), nil, linuxNode("l"), fwk.QueueSkip},
@@ -49,35 +44,31 @@ func TestWindowsAwareQueueingHint(t *testing.T) {
 		{"a pod that contradicts itself never requeues", pod(img2019, img2022).Obj(), nil, w2025, fwk.QueueSkip},
 	}
 	pl, _ := newWindowsAware(defaultArgs())
-	logger, _ := ktesting.NewTestContext(t)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var old any
-			if tt.old != nil {
-				old = tt.old
-			}
-			got, err := pl.isSchedulableAfterNodeChange(logger, tt.pod, old, tt.new)
-			if err != nil || got != tt.want {
-				t.Errorf("hint = %v, %v; want %v", got, err, tt.want)
-			}
-		})
-	}
+	checkHints(t, pl.isSchedulableAfterNodeChange, tests)
 }
 
 func TestOSTaintTolerationQueueingHint(t *testing.T) {
 	gpu := v1.Taint{Key: "gpu", Value: "x", Effect: v1.TaintEffectNoSchedule}
-	tests := []struct {
-		name     string
-		pod      *v1.Pod
-		old, new *v1.Node
-		want     fwk.QueueingHint
-	}{
+	tests := []hintCase{
 		{"node with only the OS taint added", pod(img2019).Obj(), nil, windowsNode("w", "10.0.17763", ""), fwk.Queue},
 		{"node with an unrelated taint added", pod(img2019).Obj(), nil, windowsNode("w", "10.0.17763", "", osTaint, gpu), fwk.QueueSkip},
 		{"unrelated taint removed", pod(img2019).Obj(), windowsNode("w", "10.0.17763", "", osTaint, gpu), windowsNode("w", "10.0.17763", "", osTaint), fwk.Queue},
 		{"unrelated taint still there", pod(img2019).Obj(), windowsNode("w", "10.0.17763", "", gpu), windowsNode("w", "10.0.17763", "", gpu, osTaint), fwk.QueueSkip},
 	}
 	pl := &OSTaintToleration{}
+	checkHints(t, pl.isSchedulableAfterNodeChange, tests)
+}
+
+// hintCase is a node event and the hint it should give for a pod; old is
+// nil for a node added.
+type hintCase struct {
+	name     string
+	pod      *v1.Pod
+	old, new *v1.Node
+	want     fwk.QueueingHint
+}
+
+func checkHints(t *testing.T, hint fwk.QueueingHintFn, tests []hintCase) {
 	logger, _ := ktesting.NewTestContext(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -85,7 +76,7 @@ func TestOSTaintTolerationQueueingHint(t *testing.T) {
 			if tt.old != nil {
 				old = tt.old
 			}
-			got, err := pl.isSchedulableAfterNodeChange(logger, tt.pod, old, tt.new)
+			got, err := hint(logger, tt.pod, old, tt.new)
 			if err != nil || got != tt.want {
 				t.Errorf("hint = %v, %v; want %v", got, err, tt.want)
 			}
