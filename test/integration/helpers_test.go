@@ -1,0 +1,262 @@
+package integration
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/utils/ptr"
+
+	"github.com/windows-aware/windows-aware/test/cluster"
+)
+
+const (
+	windowsAware     = "windows-aware"
+	defaultScheduler = "default-scheduler"
+	// scheduleTimeout bounds how long a test waits for one pod to bind.
+	scheduleTimeout = 30 * time.Second
+)
+
+// namespace creates a namespace for the test (with its default service
+// account) and deletes every pod in it when the test ends.
+func (e *env) namespace() string {
+	e.t.Helper()
+	name := strings.ToLower(regexp.MustCompile(`[^a-zA-Z0-9]+`).ReplaceAllString(e.t.Name(), "-"))
+	name = strings.Trim(name, "-")
+	if len(name) > 50 {
+		name = name[:50]
+	}
+	name = fmt.Sprintf("%s-%d", strings.TrimRight(name, "-"), time.Now().UnixNano()%100000)
+	if err := cluster.CreateNamespace(e.ctx, e.client, name); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { e.deletePods(name) })
+	return name
+}
+
+func (e *env) deletePods(ns string) {
+	zero := int64(0)
+	err := e.client.CoreV1().Pods(ns).DeleteCollection(e.ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{})
+	if err != nil {
+		e.t.Errorf("deleting the pods of %s: %v", ns, err)
+	}
+}
+
+// createNodes creates nodes and deletes them when the test ends (after
+// its pods: cleanups run last-in first-out, and namespace() runs first).
+func (e *env) createNodes(nodes ...*v1.Node) {
+	e.t.Helper()
+	for _, n := range nodes {
+		if _, err := e.client.CoreV1().Nodes().Create(e.ctx, n, metav1.CreateOptions{}); err != nil {
+			e.t.Fatalf("creating node %s: %v", n.Name, err)
+		}
+		name := n.Name
+		e.t.Cleanup(func() {
+			err := e.client.CoreV1().Nodes().Delete(e.ctx, name, metav1.DeleteOptions{})
+			if err != nil && !apierrors.IsNotFound(err) {
+				e.t.Errorf("deleting node %s: %v", name, err)
+			}
+		})
+	}
+}
+
+func linuxNode(name string) *v1.Node { return cluster.NewNode(name, cluster.NodeOptions{OS: "linux"}) }
+
+func windowsNode(name, build string, taints ...v1.Taint) *v1.Node {
+	return cluster.NewNode(name, cluster.NodeOptions{OS: "windows", Build: build, Taints: taints})
+}
+
+// newPod returns a pod for scheduler with one container per image.
+func newPod(name, scheduler string, images ...string) *v1.Pod {
+	p := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"test-pod": name}},
+		Spec:       v1.PodSpec{SchedulerName: scheduler},
+	}
+	for i, img := range images {
+		p.Spec.Containers = append(p.Spec.Containers, v1.Container{Name: fmt.Sprintf("c%d", i), Image: img})
+	}
+	return p
+}
+
+func (e *env) createPod(ns string, p *v1.Pod) *v1.Pod {
+	e.t.Helper()
+	created, err := e.client.CoreV1().Pods(ns).Create(e.ctx, p, metav1.CreateOptions{})
+	if err != nil {
+		e.t.Fatalf("creating pod %s: %v", p.Name, err)
+	}
+	return created
+}
+
+func (e *env) getPod(ns, name string) *v1.Pod {
+	e.t.Helper()
+	p, err := e.client.CoreV1().Pods(ns).Get(e.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		e.t.Fatalf("getting pod %s: %v", name, err)
+	}
+	return p
+}
+
+func (e *env) getNode(name string) *v1.Node {
+	e.t.Helper()
+	n, err := e.client.CoreV1().Nodes().Get(e.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		e.t.Fatalf("getting node %s: %v", name, err)
+	}
+	return n
+}
+
+// waitScheduled waits until the pod is bound and returns its node.
+func (e *env) waitScheduled(ns, name string, timeout time.Duration) *v1.Node {
+	e.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		p := e.getPod(ns, name)
+		if p.Spec.NodeName != "" {
+			return e.getNode(p.Spec.NodeName)
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("pod %s/%s not scheduled after %s; events: %s", ns, name, timeout, e.describeEvents(ns, name))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitAllScheduled waits for several pods at once.
+func (e *env) waitAllScheduled(ns string, names []string, timeout time.Duration) map[string]*v1.Node {
+	e.t.Helper()
+	out := map[string]*v1.Node{}
+	deadline := time.Now().Add(timeout)
+	for _, name := range names {
+		out[name] = e.waitScheduled(ns, name, max(time.Until(deadline), time.Second))
+	}
+	return out
+}
+
+// failedScheduling waits for a FailedScheduling event of the pod and
+// returns its message, failing if the pod binds meanwhile.
+func (e *env) failedScheduling(ns, name string, timeout time.Duration) string {
+	e.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		if msg := e.lastEvent(ns, name, "FailedScheduling"); msg != "" {
+			if p := e.getPod(ns, name); p.Spec.NodeName != "" {
+				e.t.Fatalf("pod %s/%s was bound to %s, want it pending (event: %s)", ns, name, p.Spec.NodeName, msg)
+			}
+			return msg
+		}
+		if p := e.getPod(ns, name); p.Spec.NodeName != "" {
+			e.t.Fatalf("pod %s/%s was bound to %s, want it pending", ns, name, p.Spec.NodeName)
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("no FailedScheduling event for pod %s/%s after %s", ns, name, timeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// events lists the events about a pod.
+func (e *env) events(ns, name string) []v1.Event {
+	e.t.Helper()
+	sel := fields.Set{"involvedObject.kind": "Pod", "involvedObject.name": name}.AsSelector().String()
+	list, err := e.client.CoreV1().Events(ns).List(e.ctx, metav1.ListOptions{FieldSelector: sel})
+	if err != nil {
+		e.t.Fatalf("listing events of %s/%s: %v", ns, name, err)
+	}
+	return list.Items
+}
+
+func (e *env) lastEvent(ns, name, reason string) string {
+	var last *v1.Event
+	for _, ev := range e.events(ns, name) {
+		if ev.Reason != reason {
+			continue
+		}
+		if last == nil || eventTime(&ev).After(eventTime(last)) {
+			last = &ev
+		}
+	}
+	if last == nil {
+		return ""
+	}
+	return last.Message
+}
+
+func eventTime(ev *v1.Event) time.Time {
+	if !ev.EventTime.IsZero() {
+		return ev.EventTime.Time
+	}
+	return ev.LastTimestamp.Time
+}
+
+func (e *env) describeEvents(ns, name string) string {
+	var parts []string
+	for _, ev := range e.events(ns, name) {
+		parts = append(parts, fmt.Sprintf("%s: %s", ev.Reason, ev.Message))
+	}
+	if len(parts) == 0 {
+		return "(none)"
+	}
+	return strings.Join(parts, " | ")
+}
+
+// staysPending checks that the pod is still unbound after d.
+func (e *env) staysPending(ns, name string, d time.Duration) {
+	e.t.Helper()
+	time.Sleep(d)
+	if p := e.getPod(ns, name); p.Spec.NodeName != "" {
+		e.t.Fatalf("pod %s/%s was bound to %s, want it pending", ns, name, p.Spec.NodeName)
+	}
+}
+
+// killedOnPurpose are the scheduler pids a test killed.
+var killedOnPurpose sync.Map
+
+// schedulersAlive fails the test if a scheduler that was not killed on
+// purpose exited (a panic, say).
+func (e *env) schedulersAlive() {
+	e.t.Helper()
+	for _, p := range e.c.Schedulers() {
+		if _, killed := killedOnPurpose.Load(p.Pid()); p.Exited() && !killed {
+			e.t.Errorf("%s (pid %d) exited; log %s:\n%s", p.Name, p.Pid(), p.LogFile, p.Tail(3000))
+		}
+	}
+}
+
+func buildOf(n *v1.Node) string { return n.Labels[v1.LabelWindowsBuild] }
+func osOf(n *v1.Node) string    { return n.Labels[v1.LabelOSStable] }
+
+func hostProcess(p *v1.Pod) *v1.Pod {
+	p.Spec.OS = &v1.PodOS{Name: v1.Windows}
+	p.Spec.HostNetwork = true
+	p.Spec.SecurityContext = &v1.PodSecurityContext{WindowsOptions: &v1.WindowsSecurityContextOptions{
+		HostProcess:   ptr.To(true),
+		RunAsUserName: ptr.To(`NT AUTHORITY\SYSTEM`),
+	}}
+	return p
+}
+
+// parallel runs f for 0..n-1 on workers goroutines.
+func parallel(n, workers int, f func(i int)) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
