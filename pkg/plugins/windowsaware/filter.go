@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -35,8 +36,9 @@ const preFilterStateKey fwk.StateKey = "PreFilter" + Name
 // Clone returns the state itself: requirements never change once worked out.
 func (r *requirements) Clone() fwk.StateData { return r }
 
-// PreFilter works out what the pod needs of a node, once.
-func (pl *WindowsAware) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+// PreFilter works out what the pod needs of a node, once, and for a Windows
+// pod names the nodes that can run it (see narrow).
+func (pl *WindowsAware) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	r, err := pl.requirementsOf(pod)
 	if err != nil {
 		var conflict *conflictError
@@ -49,6 +51,9 @@ func (pl *WindowsAware) PreFilter(_ context.Context, state fwk.CycleState, pod *
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
 	state.Write(preFilterStateKey, r)
+	if names := pl.narrow(r, nodes); names != nil {
+		return &fwk.PreFilterResult{NodeNames: names}, nil
+	}
 	return nil, nil
 }
 
@@ -70,20 +75,25 @@ func (pl *WindowsAware) Filter(_ context.Context, state fwk.CycleState, _ *v1.Po
 
 // rejection returns the reasons node cannot run a pod needing r, or nil.
 func (pl *WindowsAware) rejection(r *requirements, node *v1.Node) []string {
-	if r.os != "" && !osMatches(node, r.os) {
+	f := factsOf(node)
+	return pl.rejectionOf(r, &f)
+}
+
+// rejectionOf is rejection on facts already read.
+func (pl *WindowsAware) rejectionOf(r *requirements, f *nodeFacts) []string {
+	if r.os != "" && !strings.EqualFold(f.os, r.os) {
 		return reasonsOS
 	}
 	if len(r.builds) == 0 {
 		return nil
 	}
-	v, st := nodeVersion(node)
-	switch st {
+	switch f.state {
 	case buildMissing:
 		return reasonsNoBuild
 	case buildMalformed:
 		return reasonsMalformedBuild
 	}
-	if !pl.runsAll(v.Build, r.builds) {
+	if !pl.runsAll(f.version.Build, r.builds) {
 		return reasonsBuild
 	}
 	return nil

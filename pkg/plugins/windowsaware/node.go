@@ -1,8 +1,6 @@
 package windowsaware
 
 import (
-	"strings"
-
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/windows-aware/windows-aware/pkg/windows"
@@ -19,9 +17,18 @@ func nodeOS(node *v1.Node) string {
 	return node.Labels[labelOSBeta]
 }
 
-// osMatches reports whether a node runs os, in any case.
-func osMatches(node *v1.Node, os string) bool {
-	return strings.EqualFold(nodeOS(node), os)
+// nodeFacts is what WindowsAware reads of a node: its OS and its build.
+type nodeFacts struct {
+	os      string
+	version windows.Version
+	state   buildState
+}
+
+// factsOf reads a node's facts. It does not allocate.
+func factsOf(node *v1.Node) nodeFacts {
+	f := nodeFacts{os: nodeOS(node)}
+	f.version, f.state = nodeVersion(node)
+	return f
 }
 
 // buildState says how a node reports its Windows build.

@@ -18,9 +18,10 @@ const Name = "WindowsAware"
 
 // WindowsAware places pods by OS and Windows build.
 type WindowsAware struct {
-	args    config.WindowsAwareArgs
-	catalog *windows.Catalog
-	mode    windows.Mode
+	args      config.WindowsAwareArgs
+	catalog   *windows.Catalog
+	mode      windows.Mode
+	nodeFacts nodeFactsCache
 }
 
 var (

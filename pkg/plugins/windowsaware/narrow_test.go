@@ -1,0 +1,96 @@
+package windowsaware
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+)
+
+// mixedCluster is testNodes plus enough Linux nodes that Windows nodes are
+// the minority, as in real mixed clusters.
+func mixedCluster() []*v1.Node {
+	nodes := testNodes()
+	for i := range 20 {
+		nodes = append(nodes, linuxNode(fmt.Sprintf("linux-%d", i)))
+	}
+	return nodes
+}
+
+func TestPreFilterNarrowsWindowsPods(t *testing.T) {
+	tests := []struct {
+		name  string
+		pod   *v1.Pod
+		nodes []*v1.Node
+		want  []string // nil: no narrowing
+	}{
+		{"ltsc2019 pod", pod(img2019).Obj(), mixedCluster(), []string{"win2019", "win2019-kernel-only"}},
+		{"ltsc2022 pod", pod(img2022).Obj(), mixedCluster(), []string{"win2022", "win2025"}},
+		{"windows pod without build", pod(imgNano).Obj(), mixedCluster(),
+			[]string{"win2016", "win2019", "win2022", "win2025", "win2019-kernel-only", "win-banana", "win-unknown"}},
+		{"linux pod is never narrowed", pod(imgLinux).Obj(), mixedCluster(), nil},
+		{"no node fits: Filter gives the reasons", pod(img2025).Obj(), []*v1.Node{linuxNode("l1"), linuxNode("l2"), windowsNode("w", "banana", "")}, nil},
+		{"most nodes fit: narrowing would not pay", pod(img2019).Obj(), []*v1.Node{linuxNode("l"), windowsNode("w1", "10.0.17763", ""), windowsNode("w2", "10.0.17763", "")}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFramework(t, defaultArgs(), tt.nodes)
+			result, status, _ := f.RunPreFilterPlugins(t.Context(), framework.NewCycleState(), tt.pod)
+			if !status.IsSuccess() {
+				t.Fatal(status)
+			}
+			if tt.want == nil {
+				if !result.AllNodes() {
+					t.Errorf("narrowed to %v, want all nodes", sets.List(result.NodeNames))
+				}
+				return
+			}
+			if result.AllNodes() {
+				t.Fatalf("not narrowed, want %v", tt.want)
+			}
+			want := slices.Sorted(slices.Values(tt.want))
+			if diff := cmp.Diff(want, sets.List(result.NodeNames)); diff != "" {
+				t.Errorf("nodes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestNarrowSeesNodeChanges: the facts cached between cycles follow the
+// snapshot's node objects.
+func TestNarrowSeesNodeChanges(t *testing.T) {
+	pl, _ := newWindowsAware(defaultArgs())
+	nodes := mixedCluster()
+	infos := func() []fwk.NodeInfo {
+		var out []fwk.NodeInfo
+		for _, n := range nodes {
+			out = append(out, nodeInfo(n))
+		}
+		return out
+	}
+	r, err := pl.requirementsOf(pod(img2019).Obj())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := pl.narrow(r, infos())
+	if before.Has("win-banana") {
+		t.Fatal("a malformed label fits")
+	}
+	i := slices.IndexFunc(nodes, func(n *v1.Node) bool { return n.Name == "win-banana" })
+	fixed := nodes[i].DeepCopy()
+	fixed.Labels[LabelWindowsBuild] = "10.0.17763"
+	nodes[i] = fixed
+	if after := pl.narrow(r, infos()); !after.Has("win-banana") {
+		t.Errorf("the corrected label is not seen: %v", sets.List(after))
+	}
+	// A node removed shifts every position after it.
+	nodes = slices.Delete(nodes, 0, 3)
+	if got := pl.narrow(r, infos()); !got.Has("win2019") || got.Has("win2016") {
+		t.Errorf("after removing nodes: %v", sets.List(got))
+	}
+}
