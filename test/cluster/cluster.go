@@ -55,14 +55,20 @@ type Options struct {
 	// SchedulerArgs are added to every scheduler's command line.
 	SchedulerArgs []string
 	// ControllerManager starts kube-controller-manager (Deployments,
-	// ReplicaSets, service accounts, garbage collection). Without it the
-	// API server does not taint new nodes not-ready (no controller would
-	// lift the taint) and namespaces get no default service account unless
-	// made with CreateNamespace.
+	// ReplicaSets, service accounts, garbage collection). Without it,
+	// namespaces get no default service account unless made with
+	// CreateNamespace.
+	//
+	// Simulated nodes send no heartbeats, so the node lifecycle controller
+	// never runs (it would mark every node unreachable and evict its pods)
+	// and the API server does not taint new nodes not-ready (the
+	// TaintNodesByCondition admission plugin is off, since only that
+	// controller would lift the taint): a node is schedulable once created.
 	ControllerManager bool
 	// Controllers overrides kube-controller-manager's --controllers. Empty:
-	// every default controller but the node lifecycle controller, since
-	// simulated nodes send no heartbeats.
+	// every default controller but the node lifecycle controller and the
+	// TTL controller (which would annotate every node: churn with nothing
+	// to show for it).
 	Controllers string
 	// Kwok starts kwok, managing nodes annotated KwokAnnotation=fake: it
 	// makes them Ready and runs (simulates) the pods bound to them.
@@ -295,11 +301,9 @@ func (c *Cluster) startAPIServer(ctx context.Context, etcdURL string) error {
 		"--endpoint-reconciler-type=none",
 		"--profiling=false",
 	}
-	if !c.opts.ControllerManager {
-		// Without the node lifecycle controller nothing would remove the
-		// node.kubernetes.io/not-ready taint this plugin adds to new nodes.
-		args = append(args, "--disable-admission-plugins=TaintNodesByCondition")
-	}
+	// No node lifecycle controller runs to lift the not-ready taint this
+	// plugin puts on new nodes (see Options.ControllerManager).
+	args = append(args, "--disable-admission-plugins=TaintNodesByCondition")
 	args = append(args, c.opts.APIServerArgs...)
 	c.logf("starting kube-apiserver on %s", c.APIServerURL)
 	start := time.Now()
@@ -365,7 +369,7 @@ func (c *Cluster) startControllerManager(ctx context.Context) error {
 	}
 	controllers := c.opts.Controllers
 	if controllers == "" {
-		controllers = "*,-node-lifecycle-controller"
+		controllers = "*,-node-lifecycle-controller,-ttl-controller"
 	}
 	c.logf("starting kube-controller-manager")
 	start := time.Now()

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# make demo / make demo-down: a thin wrapper around hack/demo, a Go program.
+#
+#   hack/demo.sh up     build what is missing, start a local cluster with
+#                       5,000 simulated nodes in the background, apply the
+#                       Windows guide's workloads, print where they landed
+#   hack/demo.sh down   stop everything up started, by pid
+#
+# DEMO_NODES=500 hack/demo.sh up runs a smaller cluster, same proportions.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+GO=${GO:-go}
+BIN_DIR=${BIN_DIR:-$ROOT/bin}
+
+build_demo() {
+  echo "[demo] building $BIN_DIR/demo"
+  "$GO" build -o "$BIN_DIR/demo" ./hack/demo
+}
+
+case ${1:-up} in
+  up)
+    # make demo has built bin/scheduler and bin/tools already; a direct
+    # call builds whatever is missing (the tools only once).
+    if [[ ! -x $BIN_DIR/scheduler ]]; then
+      echo "[demo] building $BIN_DIR/scheduler"
+      make --no-print-directory build
+    fi
+    hack/build-tools.sh
+    build_demo
+    # The tools the demo runs are found in bin/tools.
+    export PATH="${TOOLS_DIR:-$BIN_DIR/tools}:$PATH" WINDOWS_AWARE_BIN_DIR="$BIN_DIR"
+    exec "$BIN_DIR/demo" up
+    ;;
+  down)
+    [[ -x $BIN_DIR/demo ]] || build_demo
+    exec "$BIN_DIR/demo" down
+    ;;
+  *)
+    echo "usage: $0 up|down" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/windows-aware/windows-aware/test/cluster"
+)
+
+// pool is a set of identical simulated nodes.
+type pool struct {
+	prefix string
+	count  int
+	os     string
+	build  string // Windows only
+	kernel string // status.nodeInfo.kernelVersion
+}
+
+type config struct {
+	pools []pool
+}
+
+// defaultConfig is 5,000 nodes: 4,400 Linux, 200 each of Windows Server
+// 2019, 2022 and 2025, with the kernel versions (revisions included) of
+// mid-2025 patch levels.
+func defaultConfig() config { return scaledConfig(5000) }
+
+// scaledConfig keeps the proportions of defaultConfig for n nodes
+// (DEMO_NODES, for a quicker look).
+func scaledConfig(n int) config {
+	win := max(n*4/100, 1)
+	return config{pools: []pool{
+		{prefix: "linux", count: n - 3*win, os: "linux", kernel: "6.12.48+deb13-amd64"},
+		{prefix: "win2019", count: win, os: "windows", build: cluster.Build2019, kernel: "10.0.17763.7678"},
+		{prefix: "win2022", count: win, os: "windows", build: cluster.Build2022, kernel: "10.0.20348.4052"},
+		{prefix: "win2025", count: win, os: "windows", build: cluster.Build2025, kernel: "10.0.26100.4946"},
+	}}
+}
+
+func (c config) total() int {
+	n := 0
+	for _, p := range c.pools {
+		n += p.count
+	}
+	return n
+}
+
+type demo struct {
+	c    *cluster.Cluster
+	cfg  config
+	root string
+
+	nodes    cache.SharedIndexInformer
+	factory  informers.SharedInformerFactory
+	timeline []string
+}
+
+func (d *demo) mark(step string, since time.Time) {
+	d.timeline = append(d.timeline, fmt.Sprintf("%-36s %6.1fs", step, time.Since(since).Seconds()))
+}
+
+func (d *demo) run(ctx context.Context) error {
+	d.mark("control plane up", start)
+	d.factory = informers.NewSharedInformerFactory(d.c.Client, 0)
+	d.nodes = d.factory.Core().V1().Nodes().Informer()
+	d.factory.Start(ctx.Done())
+
+	t := time.Now()
+	if err := d.registerNodes(ctx); err != nil {
+		return err
+	}
+	d.mark(fmt.Sprintf("%d nodes registered", d.cfg.total()), t)
+	t = time.Now()
+	if err := d.waitNodesReady(ctx); err != nil {
+		return err
+	}
+	d.mark("nodes made Ready by kwok", t)
+
+	t = time.Now()
+	ws, err := d.applyWorkloads(ctx)
+	if err != nil {
+		return err
+	}
+	d.mark("workloads applied", t)
+	t = time.Now()
+	res, err := d.waitPods(ctx, ws)
+	if err != nil {
+		return err
+	}
+	d.mark("pods placed (bound, or pending)", t)
+	d.mark("total", start)
+	d.report(ws, res)
+	return nil
+}
+
+// windowsTaint is the taint the guide has Windows kubelets register with.
+var windowsTaint = cluster.OSTaint
+
+func (d *demo) node(p pool, i int) *v1.Node {
+	name := fmt.Sprintf("%s-%04d", p.prefix, i)
+	o := cluster.NodeOptions{OS: p.os, Build: p.build, KernelVersion: p.kernel, Kwok: true, CPU: "16", Memory: "64Gi", Pods: 110}
+	if p.os == "windows" {
+		o.Taints = []v1.Taint{windowsTaint}
+	}
+	n := cluster.NewNode(name, o)
+	// kwok makes them Ready (its node-initialize stage plays on nodes
+	// without a Ready condition).
+	n.Status.Conditions = nil
+	n.Status.Phase = ""
+	return n
+}
+
+func (d *demo) registerNodes(ctx context.Context) error {
+	total := d.cfg.total()
+	logf("registering %d simulated nodes: %s", total, d.cfg.describe())
+	nodes := make(chan *v1.Node, 256)
+	var created, failedN atomic.Int64
+	var firstErr error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := range nodes {
+				_, err := d.c.Client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
+				if err != nil && !apierrors.IsAlreadyExists(err) {
+					failedN.Add(1)
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = fmt.Errorf("creating node %s: %w", n.Name, err)
+					}
+					mu.Unlock()
+					continue
+				}
+				created.Add(1)
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go progress(done, func() string { return fmt.Sprintf("nodes registered %d/%d", created.Load(), total) })
+feed:
+	for _, p := range d.cfg.pools {
+		for i := 1; i <= p.count; i++ {
+			select {
+			case nodes <- d.node(p, i):
+			case <-ctx.Done():
+				break feed
+			}
+		}
+	}
+	close(nodes)
+	wg.Wait()
+	close(done)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if firstErr != nil {
+		return fmt.Errorf("%d nodes failed, first: %w", failedN.Load(), firstErr)
+	}
+	logf("nodes registered %d/%d", created.Load(), total)
+	return nil
+}
+
+func (c config) describe() string {
+	s := ""
+	for i, p := range c.pools {
+		if i > 0 {
+			s += ", "
+		}
+		if p.os == "linux" {
+			s += fmt.Sprintf("%d Linux", p.count)
+		} else {
+			s += fmt.Sprintf("%d Windows %s (tainted os=windows:NoSchedule)", p.count, p.build)
+		}
+	}
+	return s
+}
+
+func (d *demo) waitNodesReady(ctx context.Context) error {
+	total := d.cfg.total()
+	ready := func() int {
+		n := 0
+		for _, obj := range d.nodes.GetStore().List() {
+			for _, c := range obj.(*v1.Node).Status.Conditions {
+				if c.Type == v1.NodeReady && c.Status == v1.ConditionTrue {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go progress(done, func() string { return fmt.Sprintf("nodes Ready (kwok) %d/%d", ready(), total) })
+	deadline := time.Now().Add(5 * time.Minute)
+	for ready() < total {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("only %d of %d nodes Ready after 5 minutes; see .demo/logs/kwok.log", ready(), total)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	logf("nodes Ready %d/%d", total, total)
+	return nil
+}
+
+// progress prints line() every 2 seconds until done closes.
+func progress(done <-chan struct{}, line func() string) {
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+			logf("%s", line())
+		}
+	}
+}
