@@ -55,7 +55,7 @@ build() {
   fi
   log "$name: building $pkg from $module@$version ..."
   local start=$SECONDS
-  (cd "$dir" && "$GO" build -trimpath -ldflags "-s -w $ldflags" -o "$bin.tmp" "$pkg")
+  (cd "$dir" && "$GO" build -trimpath -buildvcs=false -ldflags "-s -w $ldflags" -o "$bin.tmp" "$pkg")
   mv -f "$bin.tmp" "$bin"
   printf '%s\n' "$want" >"$stamp"
   log "$name: built in $((SECONDS - start))s -> $bin"

@@ -16,7 +16,7 @@ BIN_DIR=${BIN_DIR:-$ROOT/bin}
 
 build_demo() {
   echo "[demo] building $BIN_DIR/demo"
-  "$GO" build -o "$BIN_DIR/demo" ./hack/demo
+  "$GO" build -buildvcs=false -o "$BIN_DIR/demo" ./hack/demo
 }
 
 case ${1:-up} in
