@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -225,6 +226,7 @@ func (v *verifier) writeSummary() error {
 	if err != nil {
 		return err
 	}
-	name := "placements_" + strings.NewReplacer("/", "_", " ", "_").Replace(topic) + ".json"
+	// One file per run (go test -count runs the benchmark again).
+	name := fmt.Sprintf("placements_%s_%s.json", topic, time.Now().UTC().Format("2006-01-02T15-04-05.000"))
 	return os.WriteFile(filepath.Join(dir, name), append(data, '\n'), 0o644)
 }
