@@ -64,25 +64,36 @@ func podsOf(set, profile string) []*v1.Pod {
 }
 
 // BenchmarkSweep measures, per pod, what each approach costs the scheduler:
-// PreFilter once, Filter on every node of the cluster, PreScore and Score
-// (normalized, weighted) on the feasible nodes the scheduler would score.
+// PreFilter once; Filter on every node the scheduler evaluates (the whole
+// cluster, or the nodes a PreFilterResult names: WindowsAware names the
+// nodes of a Windows pod's OS and build); PreScore and Score (normalized,
+// weighted) on the feasible nodes the scheduler would score (the adaptive
+// percentageOfNodesToScore of the evaluated nodes: 500 of 5,000).
 //
 //	approach=windows-aware: WindowsAware + OSTaintToleration, pods with no
 //	    selector and no toleration;
 //	approach=stock: NodeAffinity + TaintToleration, pods with the selectors,
-//	    affinity and tolerations a user has to write for the same placement.
+//	    affinity and tolerations a user has to write for the same placement;
+//	approach=floor (pod mix only): two plugins that do nothing in the same
+//	    framework, the cost of the framework around any two-plugin approach.
 //
-// One op is one pod. Custom metrics: ns/node and allocs/node (op over the
-// cluster's size), the phases (prefilter-ns/op, filter-ns/node,
-// score-ns/node), and the allocations of Filter for one node that passes
-// and one that is rejected (the most over the node pools).
+// One op is one pod. Custom metrics: cpu-ns/op (process CPU time), ns/node
+// and allocs/node (op over the cluster's size), the phases
+// (prefilter-ns/op, filter-ns/node per evaluated node, score-ns/node per
+// scored node), filtered-nodes/op and scored-nodes/op, and the allocations
+// of Filter for one node that passes and one that is rejected (the most over
+// the node pools).
 func BenchmarkSweep(b *testing.B) {
 	for _, n := range sizes(b) {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
 			e := getEnv(b, n)
 			for _, set := range podSets {
 				b.Run("pod="+set, func(b *testing.B) {
-					for _, a := range []*approach{e.wa, e.stock} {
+					approaches := []*approach{e.wa, e.stock}
+					if set == "mix" {
+						approaches = append(approaches, e.floor)
+					}
+					for _, a := range approaches {
 						b.Run("approach="+approachName(a), func(b *testing.B) { e.benchSweep(b, a, set) })
 					}
 				})
@@ -92,10 +103,13 @@ func BenchmarkSweep(b *testing.B) {
 }
 
 func approachName(a *approach) string {
-	if a.name == cluster.ProfileWindowsAware {
+	switch a.name {
+	case cluster.ProfileWindowsAware:
 		return "windows-aware"
+	case cluster.ProfileStock:
+		return "stock"
 	}
-	return "stock"
+	return a.name
 }
 
 func (e *env) benchSweep(b *testing.B, a *approach, set string) {
@@ -103,23 +117,26 @@ func (e *env) benchSweep(b *testing.B, a *approach, set string) {
 	pods := podsOf(set, a.name)
 	c := cycle{feasible: make([]fwk.NodeInfo, 0, e.n)}
 	var preNs, filterNs, scoreNs time.Duration
-	scored := 0
+	scored, evaluated := 0, 0
 
 	b.ReportAllocs()
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	b.ResetTimer()
+	cpu := startCPU()
 	for i := 0; i < b.N; i++ {
 		pod := pods[i%len(pods)]
 		t0 := time.Now()
-		if err := a.preFilter(ctx, &c, pod); err != nil {
+		if err := a.preFilter(ctx, &c, pod, e.snapshot, e.infos); err != nil {
 			b.Fatal(err)
 		}
 		t1 := time.Now()
-		a.filter(ctx, &c, pod, e.infos)
+		a.filter(ctx, &c, pod)
 		t2 := time.Now()
-		toScore := c.feasible[:min(len(c.feasible), e.toScore)]
+		// The scheduler scores as many feasible nodes as the adaptive
+		// percentage gives for the nodes it evaluates.
+		toScore := c.feasible[:min(len(c.feasible), numFeasibleNodesToFind(len(c.candidates)))]
 		if _, err := a.score(ctx, &c, pod, toScore); err != nil {
 			b.Fatal(err)
 		}
@@ -128,8 +145,10 @@ func (e *env) benchSweep(b *testing.B, a *approach, set string) {
 		filterNs += t2.Sub(t1)
 		scoreNs += t3.Sub(t2)
 		scored += len(toScore)
+		evaluated += len(c.candidates)
 	}
 	b.StopTimer()
+	cpu.report(b)
 	runtime.ReadMemStats(&after)
 
 	perOp := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
@@ -137,11 +156,12 @@ func (e *env) benchSweep(b *testing.B, a *approach, set string) {
 	b.ReportMetric(perOp/float64(e.n), "ns/node")
 	b.ReportMetric(allocsPerOp/float64(e.n), "allocs/node")
 	b.ReportMetric(float64(preNs.Nanoseconds())/float64(b.N), "prefilter-ns/op")
-	b.ReportMetric(float64(filterNs.Nanoseconds())/float64(b.N)/float64(e.n), "filter-ns/node")
+	b.ReportMetric(float64(filterNs.Nanoseconds())/float64(evaluated), "filter-ns/node")
 	if scored > 0 {
 		b.ReportMetric(float64(scoreNs.Nanoseconds())/float64(scored), "score-ns/node")
 	}
 	b.ReportMetric(float64(scored)/float64(b.N), "scored-nodes/op")
+	b.ReportMetric(float64(evaluated)/float64(b.N), "filtered-nodes/op")
 
 	pass, reject := e.filterAllocs(ctx, a, pods)
 	b.ReportMetric(pass, "allocs/pass-node")
@@ -161,7 +181,7 @@ func (e *env) filterAllocs(ctx context.Context, a *approach, pods []*v1.Pod) (pa
 	}
 	for _, pod := range pods {
 		var c cycle
-		if err := a.preFilter(ctx, &c, pod); err != nil {
+		if err := a.preFilter(ctx, &c, pod, e.snapshot, e.infos); err != nil {
 			panic(err)
 		}
 		for _, ni := range reps {
@@ -259,9 +279,12 @@ func BenchmarkFilterNode(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu := startCPU()
 			for i := 0; i < b.N; i++ {
 				plugin.Filter(ctx, state, pod, ni)
 			}
+			b.StopTimer()
+			cpu.report(b)
 		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -146,13 +147,15 @@ type approach struct {
 // n nodes, the node list in the snapshot's order, and one framework per
 // approach.
 type env struct {
-	n       int
-	nodes   []*v1.Node
-	infos   []fwk.NodeInfo
-	wa      *approach
-	stock   *approach
-	toScore int // how many feasible nodes the scheduler scores
-	cancel  context.CancelFunc
+	n        int
+	nodes    []*v1.Node
+	snapshot *cache.Snapshot
+	infos    []fwk.NodeInfo
+	wa       *approach
+	stock    *approach
+	floor    *approach
+	toScore  int // how many feasible nodes the scheduler scores
+	cancel   context.CancelFunc
 }
 
 var (
@@ -189,6 +192,7 @@ func newEnv(n int) (*env, error) {
 	ctx, cancel := context.WithCancel(quietContext(context.Background()))
 	e := &env{n: n, nodes: cluster.Nodes(n), cancel: cancel, toScore: numFeasibleNodesToFind(n)}
 	snapshot := cache.NewSnapshot(nil, e.nodes)
+	e.snapshot = snapshot
 	if e.infos, err = snapshot.NodeInfos().List(); err != nil {
 		cancel()
 		return nil, err
@@ -223,8 +227,40 @@ func newEnv(n int) (*env, error) {
 		cancel()
 		return nil, err
 	}
+	// Floor: two Filter plugins and a Score plugin that do nothing, the
+	// same framework around them: what any two-plugin approach costs
+	// before its plugins do any work.
+	e.floor, err = newApproach(ctx, "floor", opts,
+		tf.RegisterPluginAsExtensions("NoopA", newNoop("NoopA"), "PreFilter", "Filter", "PreScore", "Score"),
+		tf.RegisterPluginAsExtensions("NoopB", newNoop("NoopB"), "Filter"),
+	)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
 	return e, nil
 }
+
+// noop is a plugin that passes every node and scores them all alike.
+type noop struct{ name string }
+
+func newNoop(name string) frameworkruntime.PluginFactory {
+	return func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) { return &noop{name: name}, nil }
+}
+
+func (p *noop) Name() string { return p.name }
+func (p *noop) PreFilter(context.Context, fwk.CycleState, *v1.Pod, []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	return nil, nil
+}
+func (p *noop) PreFilterExtensions() fwk.PreFilterExtensions                              { return nil }
+func (p *noop) Filter(context.Context, fwk.CycleState, *v1.Pod, fwk.NodeInfo) *fwk.Status { return nil }
+func (p *noop) PreScore(context.Context, fwk.CycleState, *v1.Pod, []fwk.NodeInfo) *fwk.Status {
+	return nil
+}
+func (p *noop) Score(context.Context, fwk.CycleState, *v1.Pod, fwk.NodeInfo) (int64, *fwk.Status) {
+	return 0, nil
+}
+func (p *noop) ScoreExtensions() fwk.ScoreExtensions { return nil }
 
 func newApproach(ctx context.Context, name string, opts []frameworkruntime.Option, fns ...tf.RegisterPluginFunc) (*approach, error) {
 	fns = append([]tf.RegisterPluginFunc{
@@ -259,23 +295,48 @@ func numFeasibleNodesToFind(n int) int {
 
 // cycle is one pod's pass through an approach's plugins.
 type cycle struct {
-	state    *framework.CycleState
-	feasible []fwk.NodeInfo
+	state *framework.CycleState
+	// candidates are the nodes the scheduler evaluates: every node, or
+	// those a PreFilterResult names.
+	candidates []fwk.NodeInfo
+	narrowed   bool
+	feasible   []fwk.NodeInfo
 }
 
-// preFilter starts a scheduling cycle for pod.
-func (a *approach) preFilter(ctx context.Context, c *cycle, pod *v1.Pod) error {
+// preFilter starts a scheduling cycle for pod and works out the nodes the
+// scheduler goes on to evaluate.
+func (a *approach) preFilter(ctx context.Context, c *cycle, pod *v1.Pod, snapshot *cache.Snapshot, all []fwk.NodeInfo) error {
 	c.state = framework.NewCycleState()
-	if _, st, _ := a.fw.RunPreFilterPlugins(ctx, c.state, pod); !st.IsSuccess() {
+	res, st, unscheduled := a.fw.RunPreFilterPlugins(ctx, c.state, pod)
+	if !st.IsSuccess() {
 		return fmt.Errorf("%s PreFilter: %v", a.name, st.AsError())
 	}
+	c.candidates, c.narrowed = candidates(res, unscheduled, snapshot, all)
 	return nil
 }
 
-// filter runs the Filter plugins on every node and keeps the feasible ones.
-func (a *approach) filter(ctx context.Context, c *cycle, pod *v1.Pod, infos []fwk.NodeInfo) {
+// candidates does what the scheduler does with a PreFilterResult
+// (schedule_one.go findNodesThatFitPod): every node, or the named ones
+// looked up in the snapshot, the others marked with one shared status.
+func candidates(res *fwk.PreFilterResult, unscheduled sets.Set[string], snapshot *cache.Snapshot, all []fwk.NodeInfo) ([]fwk.NodeInfo, bool) {
+	if res.AllNodes() {
+		return all, false
+	}
+	nodes := make([]fwk.NodeInfo, 0, len(res.NodeNames))
+	for name := range res.NodeNames {
+		if ni, err := snapshot.Get(name); err == nil {
+			nodes = append(nodes, ni)
+		}
+	}
+	_ = fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(unscheduled)))
+	return nodes, true
+}
+
+// filter runs the Filter plugins on every candidate and keeps the feasible
+// ones.
+func (a *approach) filter(ctx context.Context, c *cycle, pod *v1.Pod) {
 	c.feasible = c.feasible[:0]
-	for _, ni := range infos {
+	for _, ni := range c.candidates {
 		if a.fw.RunFilterPlugins(ctx, c.state, pod, ni).IsSuccess() {
 			c.feasible = append(c.feasible, ni)
 		}
@@ -295,8 +356,10 @@ func (a *approach) score(ctx context.Context, c *cycle, pod *v1.Pod, nodes []fwk
 }
 
 // checkPlacements is the correctness gate: for every kind of pod, both
-// approaches must find exactly the nodes the oracle allows feasible, and
-// rank the exact-build pool first where there is one.
+// approaches must find exactly the nodes the oracle allows feasible (after
+// any PreFilterResult, as the scheduler applies it), each approach's Filter
+// alone must agree with the oracle on every node, and the exact-build pool
+// must rank first where there is one.
 func (e *env) checkPlacements() error {
 	ctx, cancel := context.WithCancel(quietContext(context.Background()))
 	defer cancel()
@@ -304,22 +367,31 @@ func (e *env) checkPlacements() error {
 		for _, a := range []*approach{e.wa, e.stock} {
 			pod := k.Pod("check-"+k.Name, a.name)
 			var c cycle
-			if err := a.preFilter(ctx, &c, pod); err != nil {
+			if err := a.preFilter(ctx, &c, pod, e.snapshot, e.infos); err != nil {
 				return fmt.Errorf("pod %s: %w", k.Name, err)
+			}
+			candidate := map[string]bool{}
+			for _, ni := range c.candidates {
+				candidate[ni.Node().Name] = true
 			}
 			allowed := 0
 			for _, ni := range e.infos {
-				got := a.fw.RunFilterPlugins(ctx, c.state, pod, ni).IsSuccess()
-				want := k.Allows(ni.Node())
-				if got != want {
-					return fmt.Errorf("pod %s, %s: node %s (pool %s): feasible=%v, want %v",
-						k.Name, a.name, ni.Node().Name, ni.Node().Labels[cluster.LabelPool], got, want)
+				node := ni.Node()
+				want := k.Allows(node)
+				pass := a.fw.RunFilterPlugins(ctx, c.state, pod, ni).IsSuccess()
+				if pass != want {
+					return fmt.Errorf("pod %s, %s: Filter on node %s (pool %s): pass=%v, want %v",
+						k.Name, a.name, node.Name, node.Labels[cluster.LabelPool], pass, want)
+				}
+				if got := candidate[node.Name] && pass; got != want {
+					return fmt.Errorf("pod %s, %s: node %s (pool %s): feasible=%v (candidate %v), want %v",
+						k.Name, a.name, node.Name, node.Labels[cluster.LabelPool], got, candidate[node.Name], want)
 				}
 				if want {
 					allowed++
 				}
 			}
-			a.filter(ctx, &c, pod, e.infos)
+			a.filter(ctx, &c, pod)
 			if len(c.feasible) != allowed || allowed == 0 {
 				return fmt.Errorf("pod %s, %s: %d feasible nodes, want %d (> 0)", k.Name, a.name, len(c.feasible), allowed)
 			}

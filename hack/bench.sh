@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# Benchmarks of the windows-aware scheduler on synthetic clusters of mixed
+# OS and Windows builds (issue #4).
+#
+#   hack/bench.sh full     make bench: both levels at full size, several runs
+#                          each, benchstat, then the report (docs/).
+#   hack/bench.sh ci       make bench-ci: both levels at 5,000 nodes, one
+#                          short run; placements are asserted (a misplaced
+#                          pod fails), speed is reported against the targets.
+#   hack/bench.sh report   make bench-report: docs/benchmarks.md and
+#                          docs/benchmarks-cost.svg from the last full run.
+#
+# Levels:
+#   plugin level     test/bench/plugins: go test -bench over a scheduler
+#                    cache snapshot and real frameworks (no apiserver);
+#   whole scheduler  test/bench/perf: upstream's scheduler_perf harness
+#                    (in-process kube-apiserver, etcd from bin/tools).
+#
+# Results go to _output/bench/<mode>/ (ignored by git).
+#
+# Knobs (environment):
+#   BENCH_COUNT      plugin-level runs per benchmark      (full 6, ci 1)
+#   BENCH_TIME       plugin-level -benchtime              (full 1s, ci 200ms)
+#   BENCH_SIZES      plugin-level node counts             (full 1000,5000,15000, ci 5000)
+#   PERF_COUNT       whole-scheduler runs of each workload (full 3, ci 1)
+#   PERF_LABELS      scheduler_perf label filter          (full performance, ci ci)
+#   BENCH_SKIP_PERF  1: plugin level only
+#   BENCH_OUT        results root                         (_output/bench)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+GO=${GO:-go}
+TOOLS_DIR=${TOOLS_DIR:-$ROOT/bin/tools}
+OUT_ROOT=${BENCH_OUT:-$ROOT/_output/bench}
+# golang.org/x/perf has no tagged releases; this is the pseudo-version the
+# project pins.
+BENCHSTAT_VERSION=v0.0.0-20260908200009-22c9c6c9d4da
+
+log() { printf '[bench] %s\n' "$*" >&2; }
+die() { printf '[bench] error: %s\n' "$*" >&2; exit 1; }
+
+usage() {
+  sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  exit 2
+}
+
+# ensure_benchstat installs the pinned benchstat into bin/tools.
+ensure_benchstat() {
+  local bin=$TOOLS_DIR/benchstat stamp=$TOOLS_DIR/benchstat.stamp
+  local want="benchstat golang.org/x/perf@$BENCHSTAT_VERSION $("$GO" env GOVERSION)"
+  if [[ -x $bin && -f $stamp && "$(cat "$stamp")" == "$want" ]]; then
+    return
+  fi
+  log "installing benchstat ($BENCHSTAT_VERSION) into $TOOLS_DIR"
+  mkdir -p "$TOOLS_DIR"
+  GOBIN=$TOOLS_DIR GOFLAGS=-mod=mod GOWORK=off "$GO" install "golang.org/x/perf/cmd/benchstat@$BENCHSTAT_VERSION"
+  printf '%s\n' "$want" >"$stamp"
+}
+
+# ensure_etcd checks for the etcd that scheduler_perf starts (make tools).
+ensure_etcd() {
+  if [[ -x $TOOLS_DIR/etcd ]]; then
+    return
+  fi
+  if command -v etcd >/dev/null 2>&1; then
+    log "no $TOOLS_DIR/etcd; using $(command -v etcd)"
+    return
+  fi
+  die "no etcd: run 'make tools' (hack/build-tools.sh) first"
+}
+
+# write_meta records the machine and the run, for the report.
+write_meta() {
+  local out=$1 mode=$2
+  {
+    echo "mode=$mode"
+    echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "tree=$(test -z "$(git status --porcelain 2>/dev/null)" && echo clean || echo dirty)"
+    echo "go=$("$GO" env GOVERSION)"
+    echo "cpu=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+    echo "nproc=$(nproc)"
+    echo "mem=$(awk '/^MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+    echo "kernel=$(uname -sr)"
+    echo "loadavg_start=$(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "bench_count=$BENCH_COUNT"
+    echo "bench_time=$BENCH_TIME"
+    echo "bench_sizes=$BENCH_SIZES"
+    echo "perf_count=$PERF_COUNT"
+    echo "perf_labels=$PERF_LABELS"
+  } >"$out/meta.env"
+}
+
+# run_plugins: the plugin-level checks and benchmarks.
+run_plugins() {
+  local out=$1 start=$SECONDS
+  log "plugin level: correctness (placements of both approaches against the oracle, whole profiles, config variant)"
+  "$GO" test ./test/bench/plugins -count=1 -v \
+    -run '^(TestPlacementsAgree|TestFilterFirstVariant|TestProfileFilterOrder)$' >"$out/plugins-tests.txt" 2>&1 \
+    || { cat "$out/plugins-tests.txt" >&2; die "plugin-level correctness checks failed"; }
+  log "plugin level: benchmarks (sizes $BENCH_SIZES, count $BENCH_COUNT, benchtime $BENCH_TIME)"
+  # One go test per round, so that the approaches alternate in time and a
+  # burst of load elsewhere on the machine does not fall on one of them only.
+  "$GO" test -c -o "$out/plugins.test" ./test/bench/plugins
+  : >"$out/plugins.txt"
+  local i rc
+  for ((i = 1; i <= BENCH_COUNT; i++)); do
+    log "  round $i/$BENCH_COUNT"
+    set +e
+    (cd test/bench/plugins && "$out/plugins.test" -test.run '^$' \
+      -test.bench '^(BenchmarkSweep|BenchmarkProfileSweep|BenchmarkFilterNode)$' \
+      -test.benchtime "$BENCH_TIME" -test.count 1 -test.timeout 120m -sizes "$BENCH_SIZES") >"$out/plugins-round.txt" 2>&1
+    rc=$?
+    set -e
+    if [[ $rc -ne 0 ]]; then
+      cat "$out/plugins-round.txt" >&2
+      die "plugin-level benchmarks failed (exit $rc)"
+    fi
+    if [[ $i -eq 1 ]]; then
+      grep -E '^(goos|goarch|pkg|cpu):' "$out/plugins-round.txt" >>"$out/plugins.txt" || true
+    fi
+    grep -E '^Benchmark' "$out/plugins-round.txt" >>"$out/plugins.txt"
+    grep -E '^Benchmark(Sweep|ProfileSweep)/nodes=5000/pod=mix' "$out/plugins-round.txt" | awk '{printf "[bench]     %-70s %12s ns/op\n", $1, $3}' >&2 || true
+  done
+  rm -f "$out/plugins-round.txt"
+  echo "plugins_seconds=$((SECONDS - start))" >>"$out/meta.env"
+}
+
+# run_perf: the whole scheduler in scheduler_perf.
+run_perf() {
+  local out=$1 start=$SECONDS
+  ensure_etcd
+  log "whole scheduler: building the scheduler_perf test binary"
+  "$GO" test -c -o "$out/perf.test" ./test/bench/perf
+  log "whole scheduler: templates against the oracle's cluster"
+  (cd test/bench/perf && "$out/perf.test" -test.run '^TestTemplatesMatchCluster$' -test.count 1) >"$out/perf-tests.txt" 2>&1 \
+    || { cat "$out/perf-tests.txt" >&2; die "the perf templates do not match test/bench/internal/cluster"; }
+  log "whole scheduler: workloads labelled '$PERF_LABELS', $PERF_COUNT run(s) (5,000 nodes each; minutes)"
+  mkdir -p "$out/perf" "$out/perf-logs"
+  set +e
+  (cd test/bench/perf && PATH="$TOOLS_DIR:$PATH" ARTIFACTS="$out/perf-logs" KUBE_CACHE_MUTATION_DETECTOR=false \
+    "$out/perf.test" -test.run '^$' -test.bench '^BenchmarkPerfScheduling$' -test.benchtime 1x \
+    -test.count "$PERF_COUNT" -test.timeout 180m \
+    -perf-scheduling-label-filter="$PERF_LABELS" -data-items-dir "$out/perf") >"$out/perf-output.txt" 2>&1
+  local rc=$?
+  set -e
+  grep -E '^Benchmark' "$out/perf-output.txt" >"$out/perf.txt" || true
+  grep -E '^(goos|goarch|pkg|cpu):' "$out/perf-output.txt" | sort -u | cat - "$out/perf.txt" >"$out/perf.txt.tmp" && mv "$out/perf.txt.tmp" "$out/perf.txt"
+  if [[ $rc -ne 0 ]]; then
+    grep -E -- '--- FAIL|FATAL|ERROR|cannot run|misplaced|not bound|want [0-9]+' "$out/perf-output.txt" | head -40 >&2 || true
+    die "whole-scheduler benchmark failed (exit $rc): see $out/perf-output.txt and $out/perf-logs/"
+  fi
+  grep -E 'SchedulingThroughput/Average' "$out/perf.txt" | awk '{for (i=1;i<=NF;i++) if ($(i+1)=="SchedulingThroughput/Average") printf "[bench]   %-70s %8.1f pods/s\n", $1, $i}' >&2 || true
+  echo "perf_seconds=$((SECONDS - start))" >>"$out/meta.env"
+}
+
+# run_benchstat summarizes the runs with benchstat.
+run_benchstat() {
+  local out=$1 bs=$TOOLS_DIR/benchstat
+  [[ -s $out/plugins.txt ]] && {
+    "$bs" -filter '.name:Sweep' -col /approach "$out/plugins.txt" >"$out/benchstat-sweep.txt" 2>&1 || true
+    "$bs" -filter '.name:ProfileSweep' -col /profile "$out/plugins.txt" >"$out/benchstat-profiles.txt" 2>&1 || true
+    "$bs" -filter '.name:FilterNode' "$out/plugins.txt" >"$out/benchstat-filternode.txt" 2>&1 || true
+  }
+  [[ -s $out/perf.txt ]] && { "$bs" "$out/perf.txt" >"$out/benchstat-perf.txt" 2>&1 || true; }
+  return 0
+}
+
+finish_meta() {
+  local out=$1
+  echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/meta.env"
+  echo "total_seconds=$2" >>"$out/meta.env"
+}
+
+mode=${1:-}
+case $mode in
+  full)
+    BENCH_COUNT=${BENCH_COUNT:-6} BENCH_TIME=${BENCH_TIME:-1s} BENCH_SIZES=${BENCH_SIZES:-1000,5000,15000}
+    PERF_COUNT=${PERF_COUNT:-3} PERF_LABELS=${PERF_LABELS:-performance}
+    ;;
+  ci)
+    BENCH_COUNT=${BENCH_COUNT:-1} BENCH_TIME=${BENCH_TIME:-200ms} BENCH_SIZES=${BENCH_SIZES:-5000}
+    PERF_COUNT=${PERF_COUNT:-1} PERF_LABELS=${PERF_LABELS:-ci}
+    ;;
+  report)
+    in=${BENCH_IN:-$OUT_ROOT/full}
+    [[ -f $in/meta.env ]] || die "no results in $in: run 'make bench' first"
+    "$GO" run ./test/bench/cmd/benchreport -in "$in" -md docs/benchmarks.md -svg docs/benchmarks-cost.svg
+    log "wrote docs/benchmarks.md and docs/benchmarks-cost.svg from $in"
+    exit 0
+    ;;
+  *) usage ;;
+esac
+
+out=$OUT_ROOT/$mode
+rm -rf "$out"
+mkdir -p "$out"
+start=$SECONDS
+ensure_benchstat
+write_meta "$out" "$mode"
+run_plugins "$out"
+if [[ ${BENCH_SKIP_PERF:-0} != 1 ]]; then
+  run_perf "$out"
+fi
+run_benchstat "$out"
+finish_meta "$out" $((SECONDS - start))
+"$GO" run ./test/bench/cmd/benchreport -in "$out" -summary
+log "$mode done in $((SECONDS - start))s; results in $out"
+if [[ $mode == full ]]; then
+  "$0" report
+fi
