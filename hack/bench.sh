@@ -20,7 +20,7 @@
 #
 # Knobs (environment):
 #   BENCH_COUNT      plugin-level runs per benchmark      (full 6, ci 1)
-#   BENCH_TIME       plugin-level -benchtime              (full 1s, ci 200ms)
+#   BENCH_TIME       plugin-level -benchtime              (full 500ms, ci 200ms)
 #   BENCH_SIZES      plugin-level node counts             (full 1000,5000,15000, ci 5000)
 #   PERF_COUNT       whole-scheduler runs of each workload (full 3, ci 1)
 #   PERF_LABELS      scheduler_perf label filter          (full performance, ci ci)
@@ -176,7 +176,7 @@ finish_meta() {
 mode=${1:-}
 case $mode in
   full)
-    BENCH_COUNT=${BENCH_COUNT:-6} BENCH_TIME=${BENCH_TIME:-1s} BENCH_SIZES=${BENCH_SIZES:-1000,5000,15000}
+    BENCH_COUNT=${BENCH_COUNT:-6} BENCH_TIME=${BENCH_TIME:-500ms} BENCH_SIZES=${BENCH_SIZES:-1000,5000,15000}
     PERF_COUNT=${PERF_COUNT:-3} PERF_LABELS=${PERF_LABELS:-performance}
     ;;
   ci)
