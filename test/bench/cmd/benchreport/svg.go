@@ -71,7 +71,7 @@ func costChart(r *results) string {
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="Helvetica, Arial, sans-serif" font-size="12">`+"\n", W, H, W, H)
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
 	fmt.Fprintf(&b, `<text x="%.0f" y="22" font-size="15" font-weight="bold">Per-pod cost of placing by OS and Windows build</text>`+"\n", left)
-	fmt.Fprintf(&b, `<text x="%.0f" y="40" fill="#555">%s time per pod: PreFilter, Filter on the nodes evaluated, Score on the nodes scored; median of %s rounds, bars: min–max</text>`+"\n", left, r.costLabel(), r.meta["bench_count"])
+	fmt.Fprintf(&b, `<text x="%.0f" y="40" fill="#555">%s time per pod (PreFilter, Filter, Score); median of %s rounds, bars: min–max</text>`+"\n", left, r.costLabel(), r.meta["bench_count"])
 
 	// Grid and ticks.
 	for _, t := range ticks(ymax) {
