@@ -2,22 +2,44 @@ package windowsaware
 
 import (
 	"context"
+	"maps"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/util"
 )
 
 // EventsToRegister requeues a pod WindowsAware rejected only when a node is
-// added or a node's labels change: the OS and build labels are all it reads.
+// added or a node's labels change (the OS and build labels are all it reads
+// of a node), or when the pod itself changes what it needs (a new image).
 // A kernel version is read only where the build label is missing; the
 // scheduler has no event for a kernel version change (the kubelet rewrites
 // the build label when it restarts on a new build, which is an event).
 func (pl *WindowsAware) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeLabel}, QueueingHintFn: pl.isSchedulableAfterNodeChange},
+		{Event: fwk.ClusterEvent{Resource: fwk.TargetPod, ActionType: fwk.Update}, QueueingHintFn: pl.isSchedulableAfterPodChange},
 	}, nil
+}
+
+// isSchedulableAfterPodChange queues the pod when an update changed what
+// WindowsAware reads of it: its images, or (for a gated pod) its node
+// selector or affinity. The OS and HostProcess cannot change.
+func (pl *WindowsAware) isSchedulableAfterPodChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	oldPod, newPod, err := util.As[*v1.Pod](oldObj, newObj)
+	if err != nil {
+		return fwk.Queue, err
+	}
+	if slices.Equal(podImages(oldPod), podImages(newPod)) &&
+		maps.Equal(oldPod.Spec.NodeSelector, newPod.Spec.NodeSelector) &&
+		equality.Semantic.DeepEqual(oldPod.Spec.Affinity, newPod.Spec.Affinity) {
+		return fwk.QueueSkip, nil
+	}
+	logger.V(5).Info("the pod's images or node selection changed", "pod", klog.KObj(pod))
+	return fwk.Queue, nil
 }
 
 // isSchedulableAfterNodeChange queues the pod when the node now fits it and

@@ -12,8 +12,9 @@ import (
 func TestEventsToRegister(t *testing.T) {
 	pl, _ := newWindowsAware(defaultArgs())
 	events, err := pl.EventsToRegister(t.Context())
-	if err != nil || len(events) != 1 || events[0].Event.Resource != fwk.Node ||
-		events[0].Event.ActionType != fwk.Add|fwk.UpdateNodeLabel {
+	if err != nil || len(events) != 2 || events[0].Event.Resource != fwk.Node ||
+		events[0].Event.ActionType != fwk.Add|fwk.UpdateNodeLabel ||
+		events[1].Event.Resource != fwk.TargetPod || events[1].Event.ActionType != fwk.Update {
 		t.Errorf("WindowsAware events = %+v, %v", events, err)
 	}
 	taints := &OSTaintToleration{}
@@ -81,5 +82,34 @@ func checkHints(t *testing.T, hint fwk.QueueingHintFn, tests []hintCase) {
 				t.Errorf("hint = %v, %v; want %v", got, err, tt.want)
 			}
 		})
+	}
+}
+
+func TestWindowsAwarePodChangeHint(t *testing.T) {
+	base := pod(img2022).Obj()
+	newImage := base.DeepCopy()
+	newImage.Spec.Containers[0].Image = img2019
+	newLabel := base.DeepCopy()
+	newLabel.Labels = map[string]string{"app": "x"}
+	newSelector := base.DeepCopy()
+	newSelector.Spec.NodeSelector = map[string]string{LabelWindowsBuild: "10.0.20348"}
+	newToleration := base.DeepCopy()
+	newToleration.Spec.Tolerations = []v1.Toleration{{Key: "gpu", Operator: v1.TolerationOpExists}}
+
+	pl, _ := newWindowsAware(defaultArgs())
+	logger, _ := ktesting.NewTestContext(t)
+	for name, tc := range map[string]struct {
+		new  *v1.Pod
+		want fwk.QueueingHint
+	}{
+		"image changed":      {newImage, fwk.Queue},
+		"selector changed":   {newSelector, fwk.Queue},
+		"label changed":      {newLabel, fwk.QueueSkip},
+		"toleration changed": {newToleration, fwk.QueueSkip},
+	} {
+		got, err := pl.isSchedulableAfterPodChange(logger, tc.new, base, tc.new)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: hint = %v, %v; want %v", name, got, err, tc.want)
+		}
 	}
 }

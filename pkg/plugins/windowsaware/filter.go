@@ -51,7 +51,7 @@ func (pl *WindowsAware) PreFilter(_ context.Context, state fwk.CycleState, pod *
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
 	state.Write(preFilterStateKey, r)
-	if names := pl.narrow(r, nodes); names != nil {
+	if names := pl.narrow(r, pod, nodes); names != nil {
 		return &fwk.PreFilterResult{NodeNames: names}, nil
 	}
 	return nil, nil

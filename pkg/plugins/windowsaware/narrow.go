@@ -6,6 +6,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	fwk "k8s.io/kube-scheduler/framework"
+	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 )
@@ -18,6 +19,11 @@ import (
 //
 // Linux pods are not narrowed: they fit most nodes of a mixed cluster, and
 // the scheduler stops filtering once it has found enough feasible nodes.
+//
+// Nor is a pod that an earlier attempt left unschedulable: its next attempt
+// runs Filter on every node, so that its FailedScheduling event says of
+// every node why it does not fit (a malformed build label, the wrong build)
+// rather than lumping them together.
 
 // nodeFactsCache keeps the facts of the snapshot's nodes from one scheduling
 // cycle to the next, so that narrowing compares rather than parses. An entry
@@ -37,11 +43,11 @@ type cachedFacts struct {
 }
 
 // narrow returns the names of the nodes of the snapshot that can run a pod
-// needing r, or nil when narrowing would not pay: for a pod that is not a
-// Windows pod, when more than half of the nodes fit, or when none does (the
-// Filter reasons then tell the user why).
-func (pl *WindowsAware) narrow(r *requirements, nodes []fwk.NodeInfo) sets.Set[string] {
-	if r.os != config.OSWindows || len(nodes) == 0 {
+// needing r, or nil when narrowing would not pay or would hide reasons: for
+// a pod that is not a Windows pod, for a pod an earlier attempt left
+// unschedulable, when more than half of the nodes fit, or when none does.
+func (pl *WindowsAware) narrow(r *requirements, pod *v1.Pod, nodes []fwk.NodeInfo) sets.Set[string] {
+	if r.os != config.OSWindows || len(nodes) == 0 || wasUnschedulable(pod) {
 		return nil
 	}
 	c := &pl.nodeFacts
@@ -69,4 +75,11 @@ func (pl *WindowsAware) narrow(r *requirements, nodes []fwk.NodeInfo) sets.Set[s
 		names.Insert(nodes[i].Node().Name)
 	}
 	return names
+}
+
+// wasUnschedulable reports whether an earlier scheduling attempt marked the
+// pod unschedulable.
+func wasUnschedulable(pod *v1.Pod) bool {
+	_, c := podutil.GetPodCondition(&pod.Status, v1.PodScheduled)
+	return c != nil && c.Status == v1.ConditionFalse && c.Reason == v1.PodReasonUnschedulable
 }

@@ -34,6 +34,11 @@ func TestPreFilterNarrowsWindowsPods(t *testing.T) {
 		{"windows pod without build", pod(imgNano).Obj(), mixedCluster(),
 			[]string{"win2016", "win2019", "win2022", "win2025", "win2019-kernel-only", "win-banana", "win-unknown"}},
 		{"linux pod is never narrowed", pod(imgLinux).Obj(), mixedCluster(), nil},
+		{"a retry of an unschedulable pod lists every node's reason", func() *v1.Pod {
+			p := pod(img2019).Obj()
+			p.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable}}
+			return p
+		}(), mixedCluster(), nil},
 		{"no node fits: Filter gives the reasons", pod(img2025).Obj(), []*v1.Node{linuxNode("l1"), linuxNode("l2"), windowsNode("w", "banana", "")}, nil},
 		{"most nodes fit: narrowing would not pay", pod(img2019).Obj(), []*v1.Node{linuxNode("l"), windowsNode("w1", "10.0.17763", ""), windowsNode("w2", "10.0.17763", "")}, nil},
 	}
@@ -73,11 +78,12 @@ func TestNarrowSeesNodeChanges(t *testing.T) {
 		}
 		return out
 	}
-	r, err := pl.requirementsOf(pod(img2019).Obj())
+	p := pod(img2019).Obj()
+	r, err := pl.requirementsOf(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := pl.narrow(r, infos())
+	before := pl.narrow(r, p, infos())
 	if before.Has("win-banana") {
 		t.Fatal("a malformed label fits")
 	}
@@ -85,12 +91,12 @@ func TestNarrowSeesNodeChanges(t *testing.T) {
 	fixed := nodes[i].DeepCopy()
 	fixed.Labels[LabelWindowsBuild] = "10.0.17763"
 	nodes[i] = fixed
-	if after := pl.narrow(r, infos()); !after.Has("win-banana") {
+	if after := pl.narrow(r, p, infos()); !after.Has("win-banana") {
 		t.Errorf("the corrected label is not seen: %v", sets.List(after))
 	}
 	// A node removed shifts every position after it.
 	nodes = slices.Delete(nodes, 0, 3)
-	if got := pl.narrow(r, infos()); !got.Has("win2019") || got.Has("win2016") {
+	if got := pl.narrow(r, p, infos()); !got.Has("win2019") || got.Has("win2016") {
 		t.Errorf("after removing nodes: %v", sets.List(got))
 	}
 }
