@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -152,6 +153,17 @@ func TestShippedConfigs(t *testing.T) {
 			for _, want := range []string{"WindowsAware", "OSTaintToleration", "NodeAffinity"} {
 				if !contains(filters, want) {
 					t.Errorf("windows-aware filters %v lack %s", filters, want)
+				}
+			}
+			if len(filters) < 2 || filters[0] != "WindowsAware" || filters[1] != "OSTaintToleration" {
+				t.Errorf("windows-aware filters %v: WindowsAware and OSTaintToleration do not run first", filters)
+			}
+			if prefilters := names(&wa.PreFilter); prefilters[0] != "WindowsAware" {
+				t.Errorf("windows-aware prefilters %v: WindowsAware does not run first", prefilters)
+			}
+			for _, p := range []string{"WindowsAware", "OSTaintToleration"} {
+				if n := slices.Index(filters, p) + 1; n == 0 || slices.Contains(filters[n:], p) {
+					t.Errorf("windows-aware filters %v: %s is not there exactly once", filters, p)
 				}
 			}
 			if contains(filters, "TaintToleration") {

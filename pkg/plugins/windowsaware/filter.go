@@ -8,6 +8,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
 // Unschedulable reasons, constant so that the scheduler aggregates them as
@@ -50,8 +52,10 @@ func (pl *WindowsAware) PreFilter(_ context.Context, state fwk.CycleState, pod *
 	if r.needsNothing() {
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
+	names, allTarget := pl.narrow(r, pod, nodes)
+	r.uniformScore = allTarget && !r.target.HasRevision
 	state.Write(preFilterStateKey, r)
-	if names := pl.narrow(r, pod, nodes); names != nil {
+	if names != nil {
 		return &fwk.PreFilterResult{NodeNames: names}, nil
 	}
 	return nil, nil
@@ -73,10 +77,17 @@ func (pl *WindowsAware) Filter(_ context.Context, state fwk.CycleState, _ *v1.Po
 	return nil
 }
 
-// rejection returns the reasons node cannot run a pod needing r, or nil.
+// rejection returns the reasons node cannot run a pod needing r, or nil. It
+// reads the OS first: most nodes a pod does not fit are of the other OS.
 func (pl *WindowsAware) rejection(r *requirements, node *v1.Node) []string {
-	f := factsOf(node)
-	return pl.rejectionOf(r, &f)
+	if r.os != "" && !strings.EqualFold(nodeOS(node), r.os) {
+		return reasonsOS
+	}
+	if len(r.builds) == 0 {
+		return nil
+	}
+	b, state := nodeBuild(node)
+	return pl.buildRejection(r, b, state)
 }
 
 // rejectionOf is rejection on facts already read.
@@ -87,13 +98,17 @@ func (pl *WindowsAware) rejectionOf(r *requirements, f *nodeFacts) []string {
 	if len(r.builds) == 0 {
 		return nil
 	}
-	switch f.state {
+	return pl.buildRejection(r, f.build, f.state)
+}
+
+func (pl *WindowsAware) buildRejection(r *requirements, b windows.Build, state buildState) []string {
+	switch state {
 	case buildMissing:
 		return reasonsNoBuild
 	case buildMalformed:
 		return reasonsMalformedBuild
 	}
-	if !pl.runsAll(f.version.Build, r.builds) {
+	if !pl.runsAll(b, r.builds) {
 		return reasonsBuild
 	}
 	return nil

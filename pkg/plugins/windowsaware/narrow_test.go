@@ -83,7 +83,7 @@ func TestNarrowSeesNodeChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := pl.narrow(r, p, infos())
+	before := first(pl.narrow(r, p, infos()))
 	if before.Has("win-banana") {
 		t.Fatal("a malformed label fits")
 	}
@@ -91,12 +91,44 @@ func TestNarrowSeesNodeChanges(t *testing.T) {
 	fixed := nodes[i].DeepCopy()
 	fixed.Labels[LabelWindowsBuild] = "10.0.17763"
 	nodes[i] = fixed
-	if after := pl.narrow(r, p, infos()); !after.Has("win-banana") {
+	if after := first(pl.narrow(r, p, infos())); !after.Has("win-banana") {
 		t.Errorf("the corrected label is not seen: %v", sets.List(after))
 	}
 	// A node removed shifts every position after it.
 	nodes = slices.Delete(nodes, 0, 3)
-	if got := pl.narrow(r, p, infos()); !got.Has("win2019") || got.Has("win2016") {
+	if got := first(pl.narrow(r, p, infos())); !got.Has("win2019") || got.Has("win2016") {
 		t.Errorf("after removing nodes: %v", sets.List(got))
+	}
+}
+
+func first[A, B any](a A, _ B) A { return a }
+
+// TestScoreSkippedWhenEveryNodeHasTheTargetBuild: PreScore skips a pod whose
+// fitting nodes are all of its own build, unless a revision is asked for.
+func TestScoreSkippedWhenEveryNodeHasTheTargetBuild(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pod  *v1.Pod
+		skip bool
+	}{
+		{"ltsc2019: only 2019 nodes fit", pod(img2019).Obj(), true},
+		{"ltsc2022: 2022 and 2025 nodes fit", pod(img2022).Obj(), false},
+		{"a revision is asked for", pod(img2019Rev).Obj(), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pl, _ := newWindowsAware(defaultArgs())
+			var infos []fwk.NodeInfo
+			for _, n := range mixedCluster() {
+				infos = append(infos, nodeInfo(n))
+			}
+			state := newState()
+			if _, s := pl.PreFilter(t.Context(), state, tc.pod, infos); !s.IsSuccess() {
+				t.Fatal(s)
+			}
+			s := pl.PreScore(t.Context(), state, tc.pod, infos)
+			if got := s.Code() == fwk.Skip; got != tc.skip {
+				t.Errorf("PreScore = %v, want skip %v", s, tc.skip)
+			}
+		})
 	}
 }

@@ -17,17 +17,19 @@ func nodeOS(node *v1.Node) string {
 	return node.Labels[labelOSBeta]
 }
 
-// nodeFacts is what WindowsAware reads of a node: its OS and its build.
+// nodeFacts is what WindowsAware's Filter reads of a node: its OS and its
+// build. It is comparable, so that nodes alike share one verdict (see
+// narrow).
 type nodeFacts struct {
-	os      string
-	version windows.Version
-	state   buildState
+	os    string
+	build windows.Build
+	state buildState
 }
 
 // factsOf reads a node's facts. It does not allocate.
 func factsOf(node *v1.Node) nodeFacts {
 	f := nodeFacts{os: nodeOS(node)}
-	f.version, f.state = nodeVersion(node)
+	f.build, f.state = nodeBuild(node)
 	return f
 }
 
@@ -40,28 +42,37 @@ const (
 	buildMalformed            // a label that is not Major.Minor.Build
 )
 
-// nodeVersion reads a node's Windows build from the
+// nodeBuild reads a node's Windows build from the
 // node.kubernetes.io/windows-build label, else from the first three parts of
-// status.nodeInfo.kernelVersion, and the revision from the kernel version
-// when it is of the same build. It does not allocate: Filter and Score call
-// it for every node.
-func nodeVersion(node *v1.Node) (windows.Version, buildState) {
-	kernel, kernelOK := windows.ParseKernelVersion(node.Status.NodeInfo.KernelVersion)
+// status.nodeInfo.kernelVersion. It does not allocate, and parses the kernel
+// version only where the label is missing: Filter calls it for every node.
+func nodeBuild(node *v1.Node) (windows.Build, buildState) {
 	label, hasLabel := node.Labels[LabelWindowsBuild]
 	if !hasLabel {
-		if !kernelOK {
-			return windows.Version{}, buildMissing
+		kernel, ok := windows.ParseKernelVersion(node.Status.NodeInfo.KernelVersion)
+		if !ok {
+			return windows.Build{}, buildMissing
 		}
-		return kernel, buildKnown
+		return kernel.Build, buildKnown
 	}
 	b, ok := windows.ParseBuild(label)
 	if !ok {
 		// A label the kubelet never writes: someone set it by hand. Trust
 		// neither it nor a fallback, and say so.
-		return windows.Version{}, buildMalformed
+		return windows.Build{}, buildMalformed
 	}
+	return b, buildKnown
+}
+
+// nodeVersion is nodeBuild with the revision from the kernel version, when
+// that is of the same build: what Score compares.
+func nodeVersion(node *v1.Node) (windows.Version, buildState) {
+	b, state := nodeBuild(node)
 	v := windows.Version{Build: b}
-	if kernelOK && kernel.Build == b {
+	if state != buildKnown {
+		return v, state
+	}
+	if kernel, ok := windows.ParseKernelVersion(node.Status.NodeInfo.KernelVersion); ok && kernel.Build == b {
 		v.Revision, v.HasRevision = kernel.Revision, kernel.HasRevision
 	}
 	return v, buildKnown

@@ -19,7 +19,7 @@ const Name = "WindowsAware"
 // WindowsAware places pods by OS and Windows build.
 type WindowsAware struct {
 	args      config.WindowsAwareArgs
-	catalog   *windows.Catalog
+	images    *imageCache
 	mode      windows.Mode
 	nodeFacts nodeFactsCache
 }
@@ -60,7 +60,7 @@ func newWindowsAware(args *config.WindowsAwareArgs) (*WindowsAware, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compatibilityMode: %w", err)
 	}
-	return &WindowsAware{args: *args, catalog: catalog, mode: mode}, nil
+	return &WindowsAware{args: *args, images: newImageCache(catalog), mode: mode}, nil
 }
 
 // decodeArgs accepts the internal args the scheduler's configuration

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/windows"
@@ -28,6 +29,9 @@ type requirements struct {
 	// osToleration is the OS taint toleration the pod gets on nodes of its
 	// OS, or nil.
 	osToleration *osToleration
+	// uniformScore is set when every node that fits has the target build
+	// and no revision is asked for: Score would rank them all alike.
+	uniformScore bool
 }
 
 // needsNothing reports whether WindowsAware has nothing to check for the pod.
@@ -56,12 +60,14 @@ func podImages(pod *v1.Pod) []string {
 // Windows node but not a build match, since it uses no container image of
 // the host's build.
 func isHostProcess(pod *v1.Pod) bool {
-	if sc := pod.Spec.SecurityContext; sc != nil && sc.WindowsOptions != nil && sc.WindowsOptions.HostProcess != nil && *sc.WindowsOptions.HostProcess {
+	if sc := pod.Spec.SecurityContext; sc != nil && sc.WindowsOptions != nil && ptr.Deref(sc.WindowsOptions.HostProcess, false) {
 		return true
 	}
-	for _, c := range append(slices.Clip(pod.Spec.InitContainers), pod.Spec.Containers...) {
-		if sc := c.SecurityContext; sc != nil && sc.WindowsOptions != nil && sc.WindowsOptions.HostProcess != nil && *sc.WindowsOptions.HostProcess {
-			return true
+	for _, containers := range [][]v1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range containers {
+			if sc := containers[i].SecurityContext; sc != nil && sc.WindowsOptions != nil && ptr.Deref(sc.WindowsOptions.HostProcess, false) {
+				return true
+			}
 		}
 	}
 	return false
@@ -82,7 +88,7 @@ func conflictf(format string, args ...any) error {
 func (pl *WindowsAware) requirementsOf(pod *v1.Pod) (*requirements, error) {
 	var windowsImages []imageBuild // images whose reference shows Windows
 	for _, ref := range podImages(pod) {
-		img, err := pl.catalog.ImageOf(ref)
+		img, err := pl.images.imageOf(ref)
 		if err != nil {
 			var conflicting *windows.ConflictingTagError
 			if errors.As(err, &conflicting) {
@@ -97,11 +103,12 @@ func (pl *WindowsAware) requirementsOf(pod *v1.Pod) (*requirements, error) {
 		}
 	}
 
+	hostProcess := isHostProcess(pod)
 	r := &requirements{}
 	switch {
 	case pod.Spec.OS != nil:
 		r.os = strings.ToLower(string(pod.Spec.OS.Name))
-	case len(windowsImages) > 0 || isHostProcess(pod):
+	case len(windowsImages) > 0 || hostProcess:
 		r.os = config.OSWindows
 	default:
 		r.os = pl.defaultOSOf(pod)
@@ -118,7 +125,7 @@ func (pl *WindowsAware) requirementsOf(pod *v1.Pod) (*requirements, error) {
 	if err := pl.checkOSSelector(pod, r.os); err != nil {
 		return nil, err
 	}
-	if r.os != config.OSWindows || isHostProcess(pod) {
+	if r.os != config.OSWindows || hostProcess {
 		return r, nil
 	}
 

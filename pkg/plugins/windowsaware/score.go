@@ -15,11 +15,12 @@ const (
 	exactBuild   = 2 * revisionSpan // above any revision closeness
 )
 
-// PreScore skips pods that need no particular build: every node is alike to
-// them.
+// PreScore skips pods that Score would rank every node alike for: those
+// that need no particular build, and those whose nodes all have the target
+// build with no revision asked for (PreFilter saw them).
 func (pl *WindowsAware) PreScore(_ context.Context, state fwk.CycleState, _ *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
 	r, err := readRequirements(state)
-	if err != nil || len(r.builds) == 0 {
+	if err != nil || len(r.builds) == 0 || r.uniformScore {
 		return fwk.NewStatus(fwk.Skip)
 	}
 	return nil

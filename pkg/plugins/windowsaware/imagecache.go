@@ -1,0 +1,44 @@
+package windowsaware
+
+import (
+	"sync"
+
+	"github.com/windows-aware/windows-aware/pkg/windows"
+)
+
+// maxCachedImages bounds the image cache; when full it starts over. A
+// cluster runs far fewer distinct images than this.
+const maxCachedImages = 4096
+
+// imageCache remembers what each image reference says, so that the pods of
+// a workload, which share their images, parse each reference once rather
+// than on every scheduling attempt and queueing hint.
+type imageCache struct {
+	mu      sync.Mutex
+	catalog *windows.Catalog
+	images  map[string]cachedImage
+}
+
+type cachedImage struct {
+	image windows.Image
+	err   error
+}
+
+func newImageCache(catalog *windows.Catalog) *imageCache {
+	return &imageCache{catalog: catalog, images: map[string]cachedImage{}}
+}
+
+// imageOf is catalog.ImageOf, remembered.
+func (c *imageCache) imageOf(ref string) (windows.Image, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if hit, ok := c.images[ref]; ok {
+		return hit.image, hit.err
+	}
+	img, err := c.catalog.ImageOf(ref)
+	if len(c.images) >= maxCachedImages {
+		clear(c.images)
+	}
+	c.images[ref] = cachedImage{img, err}
+	return img, err
+}
