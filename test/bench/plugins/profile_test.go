@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
@@ -86,9 +84,13 @@ func profileFrameworks(ctx context.Context, path string, snapshot *cache.Snapsho
 }
 
 // TestProfileFilterOrder prints the order in which each profile of the
-// shipped configuration runs its PreFilter and Filter plugins: a node is
+// shipped configuration runs its PreFilter and Filter plugins (a node is
 // rejected by the first Filter that fails, so the order decides how much
-// work a node that cannot run the pod costs.
+// work a node that cannot run the pod costs), and holds the windows-aware
+// profile to the order it ships: WindowsAware first at PreFilter,
+// WindowsAware then OSTaintToleration first at Filter, each once, and no
+// TaintToleration Filter; the stock profile filters with TaintToleration
+// and NodeAffinity and knows nothing of the windows-aware plugins.
 func TestProfileFilterOrder(t *testing.T) {
 	ctx, cancel := context.WithCancel(quietContext(context.Background()))
 	defer cancel()
@@ -102,62 +104,66 @@ func TestProfileFilterOrder(t *testing.T) {
 			t.Fatalf("no profile %s", name)
 		}
 		list := fw.ListPlugins()
-		names := func(ps []schedulerapi.Plugin) string {
-			var s []string
-			for _, p := range ps {
-				s = append(s, p.Name)
-			}
-			return strings.Join(s, ",")
-		}
+		names := func(ps []schedulerapi.Plugin) string { return strings.Join(pluginNames(ps), ",") }
 		// Parsed by the report (hack/bench.sh report).
 		fmt.Printf("ORDER profile=%s point=PreFilter plugins=%s\n", name, names(list.PreFilter.Enabled))
 		fmt.Printf("ORDER profile=%s point=Filter plugins=%s\n", name, names(list.Filter.Enabled))
 		fmt.Printf("ORDER profile=%s point=Score plugins=%s\n", name, names(list.Score.Enabled))
+		checkFilterOrder(t, name, pluginNames(list.PreFilter.Enabled), pluginNames(list.Filter.Enabled))
 	}
 }
 
-// variantConfig is the benchmark variant of the shipped configuration in
-// which WindowsAware and OSTaintToleration filter first.
-const variantConfig = "../perf/config/scheduler-config-filter-first.yaml"
+func pluginNames(ps []schedulerapi.Plugin) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Name)
+	}
+	return out
+}
 
-func decodeConfig(t testing.TB, path string) *schedulerapi.KubeSchedulerConfiguration {
+// checkFilterOrder holds a profile's PreFilter and Filter plugins to the
+// shipped order.
+func checkFilterOrder(t *testing.T, profile string, preFilter, filter []string) {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	obj, _, err := kubeschedulerscheme.Codecs.UniversalDecoder().Decode(data, nil, nil)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return obj.(*schedulerapi.KubeSchedulerConfiguration)
-}
-
-// TestFilterFirstVariant keeps the benchmark variant in step with the
-// shipped configuration: take away the PreFilter and Filter entries that
-// reorder the windows-aware plugins, and the two must be equal.
-func TestFilterFirstVariant(t *testing.T) {
-	shipped := decodeConfig(t, *shippedConfig)
-	variant := decodeConfig(t, variantConfig)
-	drop := func(ps []schedulerapi.Plugin, names ...string) []schedulerapi.Plugin {
-		var out []schedulerapi.Plugin
+	count := func(ps []string, name string) int {
+		n := 0
 		for _, p := range ps {
-			if !slices.Contains(names, p.Name) {
-				out = append(out, p)
+			if p == name {
+				n++
 			}
 		}
-		return out
+		return n
 	}
-	for i := range variant.Profiles {
-		p := &variant.Profiles[i]
-		if p.SchedulerName != cluster.ProfileWindowsAware {
-			continue
+	switch profile {
+	case cluster.ProfileWindowsAware:
+		if len(preFilter) == 0 || preFilter[0] != windowsaware.Name {
+			t.Errorf("%s: PreFilter %v: %s does not run first", profile, preFilter, windowsaware.Name)
 		}
-		p.Plugins.PreFilter.Enabled = drop(p.Plugins.PreFilter.Enabled, windowsaware.Name)
-		p.Plugins.Filter.Enabled = drop(p.Plugins.Filter.Enabled, windowsaware.Name, windowsaware.OSTaintTolerationName)
-	}
-	if diff := cmp.Diff(shipped, variant); diff != "" {
-		t.Errorf("%s differs from %s in more than the filter order (-shipped +variant):\n%s", variantConfig, *shippedConfig, diff)
+		if len(filter) < 2 || filter[0] != windowsaware.Name || filter[1] != windowsaware.OSTaintTolerationName {
+			t.Errorf("%s: Filter %v: %s and %s do not run first", profile, filter, windowsaware.Name, windowsaware.OSTaintTolerationName)
+		}
+		for _, p := range []string{windowsaware.Name, windowsaware.OSTaintTolerationName} {
+			if n := count(filter, p); n != 1 {
+				t.Errorf("%s: Filter %v: %s runs %d times, want once", profile, filter, p, n)
+			}
+		}
+		if n := count(preFilter, windowsaware.Name); n != 1 {
+			t.Errorf("%s: PreFilter %v: %s runs %d times, want once", profile, preFilter, windowsaware.Name, n)
+		}
+		if slices.Contains(filter, "TaintToleration") {
+			t.Errorf("%s: Filter %v: TaintToleration still filters (OSTaintToleration replaces it)", profile, filter)
+		}
+	case cluster.ProfileStock:
+		for _, p := range []string{"TaintToleration", "NodeAffinity"} {
+			if !slices.Contains(filter, p) {
+				t.Errorf("%s: Filter %v lacks %s", profile, filter, p)
+			}
+		}
+		for _, p := range []string{windowsaware.Name, windowsaware.OSTaintTolerationName} {
+			if slices.Contains(filter, p) || slices.Contains(preFilter, p) {
+				t.Errorf("%s: PreFilter %v, Filter %v: %s in the stock profile", profile, preFilter, filter, p)
+			}
+		}
 	}
 }
 
@@ -175,10 +181,9 @@ type profileBench struct {
 // start until it has found the nodes it scores (500 of 5,000); PreScore and
 // Score on those. Binding is not included.
 //
-//	profile=stock:                         default-scheduler, pods with selectors and tolerations;
-//	profile=windows-aware:                 the shipped windows-aware profile, plain pods;
-//	profile=windows-aware-filter-first:    the same with WindowsAware and OSTaintToleration
-//	                                       ordered first (perf/config/scheduler-config-filter-first.yaml).
+//	profile=stock:          default-scheduler, pods with selectors and tolerations;
+//	profile=windows-aware:  the shipped windows-aware profile (WindowsAware and
+//	                        OSTaintToleration filter first), plain pods.
 func BenchmarkProfileSweep(b *testing.B) {
 	for _, n := range sizes(b) {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
@@ -194,13 +199,8 @@ func BenchmarkProfileSweep(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			variant, err := profileFrameworks(ctx, variantConfig, snapshot)
-			if err != nil {
-				b.Fatal(err)
-			}
 			profiles := []profileBench{
 				{"windows-aware", cluster.ProfileWindowsAware, shipped[cluster.ProfileWindowsAware]},
-				{"windows-aware-filter-first", cluster.ProfileWindowsAware, variant[cluster.ProfileWindowsAware]},
 				{"stock", cluster.ProfileStock, shipped[cluster.ProfileStock]},
 			}
 			for _, p := range profiles {

@@ -99,17 +99,12 @@ func writeFindings(m *md, r *results) {
 				strings.ReplaceAll(o["Filter"], ",", " → ")))
 		}
 		wa19, ok1 := r.med(profileName(n, "win2019", "windows-aware"), cu)
-		ff19, ok2 := r.med(profileName(n, "win2019", "windows-aware-filter-first"), cu)
 		st19, ok3 := r.med(profileName(n, "win2019", "stock"), cu)
 		wam, _ := r.med(profileName(n, "mix", "windows-aware"), cu)
-		ffm, _ := r.med(profileName(n, "mix", "windows-aware-filter-first"), cu)
 		stm, _ := r.med(profileName(n, "mix", "stock"), cu)
-		if ok1 && ok2 && ok3 {
-			parts = append(parts, fmt.Sprintf("Whole profiles at %s nodes, one cycle per pod (`BenchmarkProfileSweep`): a 2019 pod costs %s µs in the shipped windows-aware profile, %s µs with its filters first, %s µs in the stock profile; the mix %s / %s / %s µs (%.2fx / %.2fx of stock).",
-				num(float64(n), 0), num(wa19/1e3, 0), num(ff19/1e3, 0), num(st19/1e3, 0), num(wam/1e3, 0), num(ffm/1e3, 0), num(stm/1e3, 0), wam/stm, ffm/stm))
-		}
-		if y, ok := r.throughputRatio(p.filterFirst, p.selectors); ok {
-			parts = append(parts, fmt.Sprintf("In the harness, the same profile with its filters first (`WindowsMixFilterFirst`) reaches %.2fx of the stock profile with selectors.", y))
+		if ok1 && ok3 {
+			parts = append(parts, fmt.Sprintf("Whole profiles at %s nodes, one cycle per pod (`BenchmarkProfileSweep`): a 2019 pod costs %s µs in the windows-aware profile, %s µs in the stock profile; the mix %s / %s µs (%.2fx of stock).",
+				num(float64(n), 0), num(wa19/1e3, 0), num(st19/1e3, 0), num(wam/1e3, 0), num(stm/1e3, 0), wam/stm))
 		}
 		bindWA, _, okB := r.perf.value(p.wa, "Metric=scheduler_framework_extension_point_duration_seconds,extension_point=Bind", "Average")
 		filtWA, _, okF2 := r.perf.value(p.wa, "Metric=scheduler_framework_extension_point_duration_seconds,extension_point=Filter", "Average")

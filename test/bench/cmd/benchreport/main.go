@@ -163,7 +163,7 @@ func (r *results) allocTargets() (pass, reject float64, ok bool) {
 
 // perf workloads by role.
 type perfRoles struct {
-	wa, selectors, basic, filterFirst string
+	wa, selectors, basic string
 }
 
 func (r *results) roles() perfRoles {
@@ -174,8 +174,6 @@ func (r *results) roles() perfRoles {
 			p.wa = w
 		case strings.HasPrefix(w, "WindowsMix/") && strings.HasSuffix(w, "_StockSelectors"):
 			p.selectors = w
-		case strings.HasPrefix(w, "WindowsMixFilterFirst/"):
-			p.filterFirst = w
 		case strings.HasPrefix(w, "SchedulingBasic/"):
 			p.basic = w
 		}
@@ -288,20 +286,23 @@ func printSummary(w io.Writer, r *results) {
 		}
 	}
 	if sizes := r.sizes(); len(sizes) > 0 {
-		fmt.Fprintf(w, "\nWhole profiles, one cycle per pod (median %s; windows-aware, filters first, stock):\n", r.costUnit())
+		fmt.Fprintf(w, "\nWhole profiles, one cycle per pod (median %s; windows-aware, stock, ratio):\n", r.costUnit())
 		for _, n := range sizes {
 			for _, pod := range []string{"linux", "win2019", "mix"} {
 				a, _ := r.plugins.median(profileName(n, pod, "windows-aware"), r.costUnit())
-				f, _ := r.plugins.median(profileName(n, pod, "windows-aware-filter-first"), r.costUnit())
 				s, _ := r.plugins.median(profileName(n, pod, "stock"), r.costUnit())
-				fmt.Fprintf(w, "  %6d nodes  %-12s %12.0f %12.0f %12.0f\n", n, pod, a, f, s)
+				ratio := 0.0
+				if s > 0 {
+					ratio = a / s
+				}
+				fmt.Fprintf(w, "  %6d nodes  %-12s %12.0f %12.0f  %5.2fx\n", n, pod, a, s, ratio)
 			}
 		}
 	}
 	p := r.roles()
 	if p.wa != "" {
 		fmt.Fprintln(w, "\nWhole scheduler (SchedulingThroughput average, pods/s):")
-		for _, wl := range []string{p.wa, p.selectors, p.filterFirst, p.basic} {
+		for _, wl := range []string{p.wa, p.selectors, p.basic} {
 			if v, n, ok := r.throughput(wl); ok {
 				fmt.Fprintf(w, "  %-60s %8.1f  (%d run(s))\n", wl, v, n)
 			}

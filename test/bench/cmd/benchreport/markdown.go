@@ -162,8 +162,7 @@ func writeMethod(m *md) {
 	m.p("extension-point timings are read from the JSON the harness writes; the plugins are listed in the test case's")
 	m.p("`metricsCollectorConfig`. Workloads: `WindowsMix/..._WindowsAware` (plain pods, windows-aware profile),")
 	m.p("`WindowsMix/..._StockSelectors` (the same pods with selectors and tolerations, stock profile),")
-	m.p("`SchedulingBasic` (upstream's shape, stock profile) and, as an experiment, `WindowsMixFilterFirst` (the")
-	m.p("windows-aware profile with its filters ordered first, see Findings).")
+	m.p("and `SchedulingBasic` (upstream's shape, stock profile).")
 	m.nl()
 }
 
@@ -281,21 +280,20 @@ func writePluginLevel(m *md, r *results, chart string) {
 	rows = nil
 	for _, n := range sizes {
 		for _, pod := range []string{"linux", "win2019", "mix"} {
-			wa, ff, st := profileName(n, pod, "windows-aware"), profileName(n, pod, "windows-aware-filter-first"), profileName(n, pod, "stock")
+			wa, st := profileName(n, pod, "windows-aware"), profileName(n, pod, "stock")
 			a, okA := r.med(wa, cu)
-			f, okF := r.med(ff, cu)
 			b, okB := r.med(st, cu)
 			if !okA && !okB {
 				continue
 			}
 			rows = append(rows, []string{num(float64(n), 0), pod,
-				r.cell(wa, cu, 1e-3, 0), r.cell(ff, cu, 1e-3, 0), r.cell(st, cu, 1e-3, 0),
-				ratioCell(a, b, okA, okB), ratioCell(f, b, okF, okB),
-				r.cell(wa, "allocs/op", 1, 0), r.cell(ff, "allocs/op", 1, 0), r.cell(st, "allocs/op", 1, 0),
+				r.cell(wa, cu, 1e-3, 0), r.cell(st, cu, 1e-3, 0),
+				ratioCell(a, b, okA, okB),
+				r.cell(wa, "allocs/op", 1, 0), r.cell(st, "allocs/op", 1, 0),
 				r.cell(wa, "evaluated-nodes/op", 1, 0), r.cell(st, "evaluated-nodes/op", 1, 0)})
 		}
 	}
-	m.table([]string{"nodes", "pod", "windows-aware " + lbl + " µs", "windows-aware, filters first " + lbl + " µs", "stock " + lbl + " µs", "windows-aware / stock", "filters first / stock", "allocs (w-a)", "allocs (first)", "allocs (stock)", "nodes evaluated (w-a)", "nodes evaluated (stock)"}, rows)
+	m.table([]string{"nodes", "pod", "windows-aware " + lbl + " µs", "stock " + lbl + " µs", "windows-aware / stock", "allocs (w-a)", "allocs (stock)", "nodes evaluated (w-a)", "nodes evaluated (stock)"}, rows)
 	if len(r.order) > 0 {
 		m.p("Filter order of the shipped profiles (a node is rejected by the first Filter that fails):")
 		m.nl()
@@ -361,12 +359,6 @@ func writeWholeScheduler(m *md, r *results) {
 	if x, ok := r.throughputRatio(p.wa, p.basic); ok {
 		ratios = append(ratios, fmt.Sprintf("windows-aware / SchedulingBasic = **%.2fx** (target ≥ %.1fx)", x, targetVsSchedulingBas))
 	}
-	if x, ok := r.throughputRatio(p.filterFirst, p.selectors); ok {
-		ratios = append(ratios, fmt.Sprintf("windows-aware with its filters first / stock with selectors = **%.2fx**", x))
-	}
-	if x, ok := r.throughputRatio(p.filterFirst, p.basic); ok {
-		ratios = append(ratios, fmt.Sprintf("windows-aware with its filters first / SchedulingBasic = **%.2fx**", x))
-	}
 	for _, s := range ratios {
 		m.p("- %s", s)
 	}
@@ -376,7 +368,7 @@ func writeWholeScheduler(m *md, r *results) {
 	m.nl()
 	plugins := []string{"WindowsAware", "OSTaintToleration", "NodeAffinity", "TaintToleration", "NodeResourcesFit", "NodePorts", "InterPodAffinity", "PodTopologySpread", "VolumeBinding", "NodeResourcesBalancedAllocation", "ImageLocality"}
 	points := []string{"PreFilter", "Filter", "PreScore", "Score"}
-	cols := []string{p.wa, p.selectors, p.filterFirst, p.basic}
+	cols := []string{p.wa, p.selectors, p.basic}
 	header := []string{"plugin", "point"}
 	for _, c := range cols {
 		if c != "" {
