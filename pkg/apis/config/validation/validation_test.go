@@ -35,7 +35,9 @@ func TestValidateWindowsAwareArgs(t *testing.T) {
 			a.ExtraReleases = []config.ReleaseToken{{Token: "ltsc2028", Build: "10.0.30000"}, {Token: "2404", Build: "10.0.27000"}}
 		}, nil},
 		{"taints off need no keys", func(a *config.WindowsAwareArgs) { a.OSTaints = config.OSTaints{Tolerate: false} }, nil},
-		{"NoExecute", func(a *config.WindowsAwareArgs) { a.OSTaints.Effects = append(a.OSTaints.Effects, v1.TaintEffectNoExecute) }, nil},
+		{"NoExecute", func(a *config.WindowsAwareArgs) {
+			a.OSTaints.Effects = append(a.OSTaints.Effects, v1.TaintEffectNoExecute)
+		}, nil},
 
 		{"unknown OS", func(a *config.WindowsAwareArgs) { a.DefaultOS = "Linux" }, []string{"args.defaultOS"}},
 		{"empty OS", func(a *config.WindowsAwareArgs) { a.DefaultOS = "" }, []string{"args.defaultOS"}},
@@ -48,7 +50,9 @@ func TestValidateWindowsAwareArgs(t *testing.T) {
 		}, []string{"args.extraReleases[1].token"}},
 		{"bad key", func(a *config.WindowsAwareArgs) { a.OSTaints.Keys = []string{"os", "-bad"} }, []string{"args.osTaints.keys[1]"}},
 		{"no keys", func(a *config.WindowsAwareArgs) { a.OSTaints.Keys = nil }, []string{"args.osTaints.keys"}},
-		{"PreferNoSchedule", func(a *config.WindowsAwareArgs) { a.OSTaints.Effects = []v1.TaintEffect{v1.TaintEffectPreferNoSchedule} }, []string{"args.osTaints.effects[0]"}},
+		{"PreferNoSchedule", func(a *config.WindowsAwareArgs) {
+			a.OSTaints.Effects = []v1.TaintEffect{v1.TaintEffectPreferNoSchedule}
+		}, []string{"args.osTaints.effects[0]"}},
 		{"no effects", func(a *config.WindowsAwareArgs) { a.OSTaints.Effects = nil }, []string{"args.osTaints.effects"}},
 	}
 	for _, tt := range tests {
