@@ -24,6 +24,9 @@
 #   BENCH_SIZES      plugin-level node counts             (full 1000,5000,15000, ci 5000)
 #   PERF_COUNT       whole-scheduler runs of each workload (full 3, ci 1)
 #   PERF_LABELS      scheduler_perf label filter          (full performance, ci ci)
+#   BENCH_PROFILES   pod kinds whose windows-aware sweep at 5,000 nodes is
+#                    CPU-profiled for the report (full linux,win2019,win2022,hostprocess,
+#                    ci none; "none" to skip)
 #   BENCH_SKIP_PERF  1: plugin level only
 #   BENCH_OUT        results root                         (_output/bench)
 set -euo pipefail
@@ -41,7 +44,7 @@ log() { printf '[bench] %s\n' "$*" >&2; }
 die() { printf '[bench] error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-  sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
   exit 2
 }
 
@@ -89,8 +92,37 @@ write_meta() {
     echo "bench_sizes=$BENCH_SIZES"
     echo "perf_count=$PERF_COUNT"
     echo "perf_labels=$PERF_LABELS"
+    echo "bench_profiles=$BENCH_PROFILES"
   } >"$out/meta.env"
 }
+
+# start_load_sampler records the 1-minute load average every 15 s, with the
+# phase the run is in, so that the report can tell load from elsewhere on
+# the machine (the plugin benchmarks keep about one core busy, the
+# whole-scheduler harness both).
+LOAD_SAMPLER=
+start_load_sampler() {
+  local out=$1
+  : >"$out/phase"
+  (
+    while :; do
+      printf '%s %s %s\n' "$(date +%s)" "$(cut -d' ' -f1 /proc/loadavg)" "$(cat "$out/phase" 2>/dev/null)"
+      sleep 15
+    done
+  ) >"$out/load.txt" 2>/dev/null &
+  LOAD_SAMPLER=$!
+  trap stop_load_sampler EXIT
+}
+
+stop_load_sampler() {
+  if [[ -n $LOAD_SAMPLER ]]; then
+    kill "$LOAD_SAMPLER" 2>/dev/null || true
+    wait "$LOAD_SAMPLER" 2>/dev/null || true
+    LOAD_SAMPLER=
+  fi
+}
+
+phase() { echo "$2" >"$1/phase"; }
 
 # run_plugins: the plugin-level checks and benchmarks.
 run_plugins() {
@@ -125,6 +157,26 @@ run_plugins() {
   done
   rm -f "$out/plugins-round.txt"
   echo "plugins_seconds=$((SECONDS - start))" >>"$out/meta.env"
+  run_profiles "$out"
+}
+
+# run_profiles CPU-profiles the windows-aware sweep at 5,000 nodes for a few
+# pod kinds and keeps pprof's table of each (cpu-<kind>.txt), which the
+# report reads to say where the time goes. A failure here only warns.
+run_profiles() {
+  local out=$1 kind
+  [[ $BENCH_PROFILES == none || -z $BENCH_PROFILES ]] && return 0
+  log "plugin level: CPU profiles of the windows-aware sweep at 5,000 nodes ($BENCH_PROFILES)"
+  for kind in ${BENCH_PROFILES//,/ }; do
+    if ! (cd test/bench/plugins && "$out/plugins.test" -test.run '^$' \
+      -test.bench "^BenchmarkSweep/nodes=5000/pod=$kind/approach=windows-aware\$" \
+      -test.benchtime 3s -test.count 1 -test.cpuprofile "$out/cpu-$kind.prof" -sizes 5000) >"$out/cpu-$kind.bench.txt" 2>&1; then
+      log "  warning: profiling pod=$kind failed (see $out/cpu-$kind.bench.txt)"
+      continue
+    fi
+    "$GO" tool pprof -top -nodecount=1000 "$out/plugins.test" "$out/cpu-$kind.prof" >"$out/cpu-$kind.txt" 2>/dev/null \
+      || log "  warning: pprof could not read $out/cpu-$kind.prof"
+  done
 }
 
 # run_perf: the whole scheduler in scheduler_perf.
@@ -178,10 +230,12 @@ case $mode in
   full)
     BENCH_COUNT=${BENCH_COUNT:-6} BENCH_TIME=${BENCH_TIME:-500ms} BENCH_SIZES=${BENCH_SIZES:-1000,5000,15000}
     PERF_COUNT=${PERF_COUNT:-3} PERF_LABELS=${PERF_LABELS:-performance}
+    BENCH_PROFILES=${BENCH_PROFILES:-linux,win2019,win2022,hostprocess}
     ;;
   ci)
     BENCH_COUNT=${BENCH_COUNT:-1} BENCH_TIME=${BENCH_TIME:-200ms} BENCH_SIZES=${BENCH_SIZES:-5000}
     PERF_COUNT=${PERF_COUNT:-1} PERF_LABELS=${PERF_LABELS:-ci}
+    BENCH_PROFILES=${BENCH_PROFILES:-none}
     ;;
   report)
     in=${BENCH_IN:-$OUT_ROOT/full}
@@ -199,10 +253,14 @@ mkdir -p "$out"
 start=$SECONDS
 ensure_benchstat
 write_meta "$out" "$mode"
+start_load_sampler "$out"
+phase "$out" plugins
 run_plugins "$out"
 if [[ ${BENCH_SKIP_PERF:-0} != 1 ]]; then
+  phase "$out" perf
   run_perf "$out"
 fi
+stop_load_sampler
 run_benchstat "$out"
 finish_meta "$out" $((SECONDS - start))
 "$GO" run ./test/bench/cmd/benchreport -in "$out" -summary

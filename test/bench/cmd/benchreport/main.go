@@ -33,6 +33,8 @@ type results struct {
 	placements []placement
 	order      map[string]map[string]string // profile -> point -> plugins
 	benchstat  map[string]string
+	profiles   map[string]*cpuProfile // pod kind -> CPU profile of its windows-aware sweep
+	load       []loadSample
 }
 
 func load(dir string) (*results, error) {
@@ -51,6 +53,8 @@ func load(dir string) (*results, error) {
 		return nil, err
 	}
 	r.order = parseOrder(filepath.Join(dir, "plugins-tests.txt"))
+	r.profiles = parseProfiles(dir)
+	r.load = parseLoad(filepath.Join(dir, "load.txt"))
 	for _, name := range []string{"sweep", "profiles", "filternode", "perf"} {
 		if data, err := os.ReadFile(filepath.Join(dir, "benchstat-"+name+".txt")); err == nil {
 			r.benchstat[name] = string(data)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -111,7 +112,7 @@ func markdown(r *results, chart string) string {
 	m.p("not fall on one approach only. Ratios are more trustworthy than absolute times.")
 	m.nl()
 
-	writeMethod(&m)
+	writeMethod(&m, r)
 	writePluginLevel(&m, r, chart)
 	writeWholeScheduler(&m, r)
 	writeFindings(&m, r)
@@ -119,9 +120,10 @@ func markdown(r *results, chart string) string {
 	return m.b.String()
 }
 
-func writeMethod(m *md) {
+func writeMethod(m *md, r *results) {
 	m.p("## Method")
 	m.nl()
+	writeLoad(m, r)
 	m.p("**The cluster** (`test/bench/internal/cluster`): nodes in pools interleaved slot by slot, 70%% Linux and 10%%")
 	m.p("each Windows Server 2019 (10.0.17763), 2022 (10.0.20348) and 2025 (10.0.26100), labelled as their kubelets")
 	m.p("label them (`kubernetes.io/os`, `node.kubernetes.io/windows-build`, `kernelVersion` with a revision, three")
@@ -152,7 +154,9 @@ func writeMethod(m *md) {
 	m.p("- `approach=floor` (mix only): two plugins that do nothing, in the same framework.")
 	m.p("`BenchmarkProfileSweep` runs the **whole** profiles of the shipped configuration (every default plugin) the way")
 	m.p("the scheduler does (Filter from a rotating start node until it has the nodes to score), and")
-	m.p("`BenchmarkFilterNode` calls each plugin's Filter directly on one node.")
+	m.p("`BenchmarkFilterNode` calls each plugin's Filter directly on one node. After the rounds, the windows-aware")
+	m.p("sweep at 5,000 nodes is run once more for a few pod kinds under the CPU profiler (`-cpuprofile`, 3 s each;")
+	m.p("`BENCH_PROFILES`), and pprof's table of each profile is kept for [Where the CPU goes](#where-the-cpu-goes).")
 	m.nl()
 	m.p("**Whole scheduler** (`test/bench/perf`): upstream's `scheduler_perf` harness through")
 	m.p("`RunBenchmarkPerfScheduling` with the windows-aware plugins in the out-of-tree registry and the shipped")
@@ -160,9 +164,56 @@ func writeMethod(m *md) {
 	m.p("placed first, then 10,000 measured pods (`make bench-ci`: 200 and 2,000), created as the harness creates them (30 at a time, each with a")
 	m.p("unique signature label, so opportunistic batching does not merge them). Throughput and the plugin and")
 	m.p("extension-point timings are read from the JSON the harness writes; the plugins are listed in the test case's")
-	m.p("`metricsCollectorConfig`. Workloads: `WindowsMix/..._WindowsAware` (plain pods, windows-aware profile),")
+	m.p("`metricsCollectorConfig`. Workloads: `WindowsMix/..._WindowsAware` (plain pods, windows-aware profile, whose")
+	m.p("WindowsAware and OSTaintToleration run first at PreFilter and Filter as shipped),")
 	m.p("`WindowsMix/..._StockSelectors` (the same pods with selectors and tolerations, stock profile),")
 	m.p("and `SchedulingBasic` (upstream's shape, stock profile).")
+	m.nl()
+}
+
+// loadStats returns the median and the largest 1-minute load average
+// sampled during a phase of the run.
+func (r *results) loadStats(phase string) (med, hi float64, n int) {
+	var vs []float64
+	for _, s := range r.load {
+		if s.phase == phase {
+			vs = append(vs, s.load)
+			hi = max(hi, s.load)
+		}
+	}
+	if len(vs) == 0 {
+		return 0, 0, 0
+	}
+	return median(vs), hi, len(vs)
+}
+
+// writeLoad says how busy the machine was while the benchmarks ran. The
+// plugin-level benchmarks keep about one core busy (one goroutine and the
+// garbage collector); more than that is load from elsewhere.
+func writeLoad(m *md, r *results) {
+	cores, _ := strconv.Atoi(r.meta["nproc"])
+	pm, ph, pn := r.loadStats("plugins")
+	wm, wh, wn := r.loadStats("perf")
+	if pn == 0 && wn == 0 {
+		return
+	}
+	own := 1.3 // one benchmark goroutine and the garbage collector
+	high := pm > own+0.5 || (cores > 0 && ph > float64(cores)+0.5)
+	if high {
+		m.p("**Load: high.** Other work ran on the machine during this run (another engineer's tests, expected on this")
+		m.p("shared machine): the 1-minute load average, sampled every 15 s, had a median of %.2f (at most %.2f) on %d cores", pm, ph, cores)
+		m.p("during the plugin-level benchmarks, which keep about one core busy themselves. Absolute times are inflated")
+		m.p("and spread wider than on an idle machine (see the ± in [benchstat](#benchstat)); the approaches alternate in time")
+		m.p("round by round, so the ratios suffer less, but a ratio whose two sides were measured minutes apart can still")
+		m.p("move by tens of percent from one run to the next.")
+	} else {
+		m.p("**Load.** The 1-minute load average, sampled every 15 s, had a median of %.2f (at most %.2f) on %d cores during", pm, ph, cores)
+		m.p("the plugin-level benchmarks, which keep about one core busy themselves: little other work competed with them.")
+	}
+	if wn > 0 {
+		m.p("During the whole-scheduler runs it had a median of %.2f (at most %.2f); there the harness itself (kube-apiserver,", wm, wh)
+		m.p("etcd, the scheduler and the pod creators) keeps every core busy, so this says little about other work.")
+	}
 	m.nl()
 }
 
@@ -275,6 +326,8 @@ func writePluginLevel(m *md, r *results, chart string) {
 	}
 	m.table([]string{"plugin", "case", "ns", "allocs", "bytes"}, rows)
 
+	writeProfiles(m, r)
+
 	m.p("### Whole profiles, one scheduling cycle per pod (no binding)")
 	m.nl()
 	rows = nil
@@ -304,6 +357,79 @@ func writePluginLevel(m *md, r *results, chart string) {
 		}
 		m.nl()
 	}
+}
+
+// profileRows are the functions the CPU profiles are read for: what the
+// findings refer to.
+var profileRows = []struct{ fn, what string }{
+	{"plugins.(*approach).preFilter", "PreFilter, and the scheduler's handling of its result (below)"},
+	{"windowsaware.(*WindowsAware).PreFilter", "WindowsAware's PreFilter (requirements, narrowing)"},
+	{"windowsaware.(*WindowsAware).narrow", "narrowing: the walk over the snapshot and the set of names"},
+	{"framework.(*PreFilterResult).Merge", "the framework's copy of the names (`Merge` clones the set)"},
+	{"plugins.candidates", "the scheduler's look-up of each named node in the snapshot"},
+	{"plugins.(*approach).filter", "Filter over the evaluated nodes, framework included"},
+	{"windowsaware.(*WindowsAware).Filter", "WindowsAware's Filter"},
+	{"windowsaware.nodeOS", "reading a node's OS label (a map look-up on each node)"},
+	{"windowsaware.nodeBuild", "reading a node's build label (Filter and Score)"},
+	{"framework.(*CycleState).Read", "reading the pod's requirements from the cycle state"},
+	{"windowsaware.(*OSTaintToleration).Filter", "OSTaintToleration's Filter"},
+	{"windowsaware.(*WindowsAware).Score", "WindowsAware's Score"},
+	{"windows.ParseKernelVersion", "parsing `kernelVersion` (Score's revision)"},
+	{"runtime.gcBgMarkWorker", "garbage collector, background marking"},
+	{"runtime.gcAssistAlloc", "garbage collector, assists charged to allocations"},
+}
+
+func (r *results) profileKinds() []string {
+	var kinds []string
+	for _, k := range podSets {
+		if _, ok := r.profiles[k]; ok {
+			kinds = append(kinds, k)
+		}
+	}
+	return kinds
+}
+
+// cum is the share of a profile's samples spent in fn and its callees.
+func (r *results) cum(kind, fn string) (float64, bool) {
+	p, ok := r.profiles[kind]
+	if !ok {
+		return 0, false
+	}
+	v, ok := p.cum[fn]
+	return v, ok
+}
+
+func writeProfiles(m *md, r *results) {
+	kinds := r.profileKinds()
+	if len(kinds) == 0 {
+		return
+	}
+	m.p("### Where the CPU goes")
+	m.nl()
+	m.p("CPU profiles of the windows-aware sweep at 5,000 nodes (`go tool pprof -top`), share of the process's samples")
+	m.p("spent in each function and its callees (so rows overlap; the garbage collector runs beside the benchmark):")
+	m.nl()
+	header := []string{"function", "what it is"}
+	for _, k := range kinds {
+		header = append(header, "pod="+k)
+	}
+	var rows [][]string
+	for _, pr := range profileRows {
+		row := []string{"`" + pr.fn + "`", pr.what}
+		any := false
+		for _, k := range kinds {
+			if v, ok := r.cum(k, pr.fn); ok {
+				row = append(row, fmt.Sprintf("%.1f%%", v))
+				any = true
+			} else {
+				row = append(row, "–")
+			}
+		}
+		if any {
+			rows = append(rows, row)
+		}
+	}
+	m.table(header, rows)
 }
 
 func containsInt(xs []int, x int) bool {
@@ -364,7 +490,10 @@ func writeWholeScheduler(m *md, r *results) {
 	}
 	m.nl()
 	m.p("Extension-point times are per scheduling attempt; plugin times below are per call (Filter and Score: per")
-	m.p("node), sampled by the scheduler in 10%% of the cycles, averages in µs:")
+	m.p("node), sampled by the scheduler in 10%% of the cycles, averages in µs, wall time with the timing itself")
+	m.p("included. The scheduler hands these samples to an asynchronous recorder whose buffer holds 1,000 and is emptied")
+	m.p("once a second; samples that find it full are dropped. The per-node Filter samples of a sampled cycle come first")
+	m.p("and fill it, so Score rows are thin and a plugin's row can be missing altogether (–):")
 	m.nl()
 	plugins := []string{"WindowsAware", "OSTaintToleration", "NodeAffinity", "TaintToleration", "NodeResourcesFit", "NodePorts", "InterPodAffinity", "PodTopologySpread", "VolumeBinding", "NodeResourcesBalancedAllocation", "ImageLocality"}
 	points := []string{"PreFilter", "Filter", "PreScore", "Score"}

@@ -245,3 +245,82 @@ func readMeta(path string) map[string]string {
 	}
 	return m
 }
+
+// cpuProfile is pprof's table (-top) of one CPU profile: the share of the
+// samples each function accounts for, itself (flat) and with its callees
+// (cum), keyed by the function's name after its package path
+// ("windowsaware.nodeOS", "framework.(*CycleState).Read").
+type cpuProfile struct {
+	total     string // "Total samples = ..." as pprof prints it
+	flat, cum map[string]float64
+}
+
+var pprofRow = regexp.MustCompile(`^\s*\S+\s+([\d.]+)%\s+[\d.]+%\s+\S+\s+([\d.]+)%\s+(.+?)(?:\s+\(inline\))?\s*$`)
+
+// parseProfiles reads the cpu-<kind>.txt files hack/bench.sh leaves.
+func parseProfiles(dir string) map[string]*cpuProfile {
+	out := map[string]*cpuProfile{}
+	files, _ := filepath.Glob(filepath.Join(dir, "cpu-*.txt"))
+	for _, f := range files {
+		kind := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "cpu-"), ".txt")
+		if strings.HasSuffix(kind, ".bench") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		p := &cpuProfile{flat: map[string]float64{}, cum: map[string]float64{}}
+		for _, line := range strings.Split(string(data), "\n") {
+			if i := strings.Index(line, "Total samples = "); i >= 0 {
+				p.total = strings.TrimSpace(line[i+len("Total samples = "):])
+				continue
+			}
+			m := pprofRow.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			name := m[3]
+			if i := strings.LastIndex(name, "/"); i >= 0 {
+				name = name[i+1:]
+			}
+			flat, _ := strconv.ParseFloat(m[1], 64)
+			cum, _ := strconv.ParseFloat(m[2], 64)
+			// A function inlined in several places is listed once per
+			// place; add them up.
+			p.flat[name] += flat
+			p.cum[name] = max(p.cum[name], cum)
+		}
+		if len(p.cum) > 0 {
+			out[kind] = p
+		}
+	}
+	return out
+}
+
+// loadSample is one reading of the 1-minute load average during a run.
+type loadSample struct {
+	load  float64
+	phase string
+}
+
+// parseLoad reads load.txt ("<unix time> <load> <phase>" lines).
+func parseLoad(path string) []loadSample {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var out []loadSample
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			continue
+		}
+		v, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			continue
+		}
+		out = append(out, loadSample{v, f[2]})
+	}
+	return out
+}
