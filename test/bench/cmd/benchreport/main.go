@@ -201,6 +201,35 @@ func (r *results) throughputRatio(a, b string) (float64, bool) {
 	return x / y, true
 }
 
+// pairedRatios returns a's throughput over b's run by run: with one
+// process per round (hack/bench.sh), run i of each workload comes from the
+// same round, minutes apart rather than a whole workload apart.
+func (r *results) pairedRatios(a, b string) []float64 {
+	if a == "" || b == "" {
+		return nil
+	}
+	xs := r.perf.all(a, "Metric=SchedulingThroughput", "Average")
+	ys := r.perf.all(b, "Metric=SchedulingThroughput", "Average")
+	if len(xs) != len(ys) {
+		return nil
+	}
+	var out []float64
+	for i := range xs {
+		if ys[i] > 0 {
+			out = append(out, xs[i]/ys[i])
+		}
+	}
+	return out
+}
+
+func ratioList(rs []float64) string {
+	var s []string
+	for _, x := range rs {
+		s = append(s, fmt.Sprintf("%.2fx", x))
+	}
+	return strings.Join(s, ", ")
+}
+
 // target is one target of the issue, measured.
 type target struct {
 	what, want, got string

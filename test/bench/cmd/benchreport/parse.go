@@ -104,7 +104,13 @@ type perfResults struct {
 	files int
 	// items[workload][key] = one data item per run.
 	items map[string]map[string][]dataItem
+	// seq lists the workloads in the order the first file has them: the
+	// order the harness ran them in.
+	seq []string
 }
+
+// order lists the workloads in the order they ran.
+func (r *perfResults) order() []string { return r.seq }
 
 // workloadOf turns "BenchmarkPerfScheduling/WindowsMix/5000Nodes_10000Pods_WindowsAware/namespace-2"
 // into "WindowsMix/5000Nodes_10000Pods_WindowsAware".
@@ -151,6 +157,9 @@ func parsePerf(dir string) (*perfResults, error) {
 		r.files++
 		for _, it := range doc.DataItems {
 			w := workloadOf(it.Labels["Name"])
+			if r.files == 1 && it.Labels["Metric"] == "SchedulingThroughput" {
+				r.seq = append(r.seq, "`"+w+"`")
+			}
 			if r.items[w] == nil {
 				r.items[w] = map[string][]dataItem{}
 			}
