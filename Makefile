@@ -1,3 +1,17 @@
+# Copyright The windows-aware Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 # windows-aware: a kube-scheduler whose windows-aware profile places pods by
 # OS and Windows build.
 
@@ -71,7 +85,8 @@ generate: ## Regenerate deep-copy, conversion and defaulting code.
 	hack/update-codegen.sh
 
 .PHONY: verify
-verify: ## Check formatting, vet and generated code.
+verify: ## Check licence headers, formatting, vet and generated code.
+	hack/verify-boilerplate.sh
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	hack/update-codegen.sh && git diff --exit-code -- pkg/apis

@@ -1,4 +1,18 @@
 #!/usr/bin/env bash
+# Copyright The windows-aware Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 # Benchmarks of the windows-aware scheduler on synthetic clusters of mixed
 # OS and Windows builds (issue #4).
 #
@@ -188,7 +202,7 @@ run_perf() {
   "$GO" test -c -o "$out/perf.test" ./test/bench/perf
   log "whole scheduler: templates against the oracle's cluster"
   (cd test/bench/perf && "$out/perf.test" -test.run '^TestTemplatesMatchCluster$' -test.count 1) >"$out/perf-tests.txt" 2>&1 \
-    || { cat "$out/perf-tests.txt" >&2; die "the perf templates do not match test/bench/internal/cluster"; }
+    || { cat "$out/perf-tests.txt" >&2; die "the perf templates do not match internal/synthetic"; }
   log "whole scheduler: workloads labelled '$PERF_LABELS', $PERF_COUNT round(s) (5,000 nodes each; minutes)"
   mkdir -p "$out/perf" "$out/perf-logs"
   # One process per round, each running every workload once, so that the

@@ -1,3 +1,19 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package main
 
 import (
@@ -13,7 +29,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/windows-aware/windows-aware/test/cluster"
+	"github.com/windows-aware/windows-aware/internal/controlplane"
 )
 
 // pool is a set of identical simulated nodes.
@@ -40,9 +56,9 @@ func scaledConfig(n int) config {
 	win := max(n*4/100, 1)
 	return config{pools: []pool{
 		{prefix: "linux", count: n - 3*win, os: "linux", kernel: "6.12.48+deb13-amd64"},
-		{prefix: "win2019", count: win, os: "windows", build: cluster.Build2019, kernel: "10.0.17763.7678"},
-		{prefix: "win2022", count: win, os: "windows", build: cluster.Build2022, kernel: "10.0.20348.4052"},
-		{prefix: "win2025", count: win, os: "windows", build: cluster.Build2025, kernel: "10.0.26100.4946"},
+		{prefix: "win2019", count: win, os: "windows", build: controlplane.Build2019, kernel: "10.0.17763.7678"},
+		{prefix: "win2022", count: win, os: "windows", build: controlplane.Build2022, kernel: "10.0.20348.4052"},
+		{prefix: "win2025", count: win, os: "windows", build: controlplane.Build2025, kernel: "10.0.26100.4946"},
 	}}
 }
 
@@ -55,7 +71,7 @@ func (c config) total() int {
 }
 
 type demo struct {
-	c    *cluster.Cluster
+	c    *controlplane.Cluster
 	cfg  config
 	root string
 
@@ -103,15 +119,15 @@ func (d *demo) run(ctx context.Context) error {
 }
 
 // windowsTaint is the taint the guide has Windows kubelets register with.
-var windowsTaint = cluster.OSTaint
+var windowsTaint = controlplane.OSTaint
 
 func (d *demo) node(p pool, i int) *v1.Node {
 	name := fmt.Sprintf("%s-%04d", p.prefix, i)
-	o := cluster.NodeOptions{OS: p.os, Build: p.build, KernelVersion: p.kernel, Kwok: true, CPU: "16", Memory: "64Gi", Pods: 110}
+	o := controlplane.NodeOptions{OS: p.os, Build: p.build, KernelVersion: p.kernel, Kwok: true, CPU: "16", Memory: "64Gi", Pods: 110}
 	if p.os == "windows" {
 		o.Taints = []v1.Taint{windowsTaint}
 	}
-	n := cluster.NewNode(name, o)
+	n := controlplane.NewNode(name, o)
 	// kwok makes them Ready (its node-initialize stage plays on nodes
 	// without a Ready condition).
 	n.Status.Conditions = nil

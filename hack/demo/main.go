@@ -1,3 +1,19 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Command demo runs make demo and make demo-down (through hack/demo.sh).
 //
 // demo up starts, on 127.0.0.1, etcd, kube-apiserver,
@@ -25,7 +41,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/windows-aware/windows-aware/test/cluster"
+	"github.com/windows-aware/windows-aware/internal/controlplane"
 )
 
 func main() {
@@ -33,7 +49,7 @@ func main() {
 	if len(os.Args) > 1 {
 		cmd = os.Args[1]
 	}
-	root, err := cluster.RepoRoot()
+	root, err := controlplane.RepoRoot()
 	if err != nil {
 		fatal(err)
 	}
@@ -78,7 +94,7 @@ func down(state string, verbose bool) error {
 			logf(format, args...)
 		}
 	}
-	stopped, err := cluster.StopRecorded(filepath.Join(state, "pids"), 10*time.Second, say)
+	stopped, err := controlplane.StopRecorded(filepath.Join(state, "pids"), 10*time.Second, say)
 	if err != nil {
 		return err
 	}
@@ -114,7 +130,7 @@ func up(root, state string, cfg config) int {
 	}
 
 	logf("starting the control plane on 127.0.0.1 (state in %s)", state)
-	c, err := cluster.Start(ctx, cluster.Options{
+	c, err := controlplane.Start(ctx, controlplane.Options{
 		Dir:               state,
 		PIDDir:            filepath.Join(state, "pids"),
 		Detach:            true,
@@ -148,7 +164,7 @@ Stop everything with: make demo-down
 
 // failed stops whatever runs and returns the exit code: 130 when
 // interrupted.
-func failed(ctx context.Context, c *cluster.Cluster, state string, err error) int {
+func failed(ctx context.Context, c *controlplane.Cluster, state string, err error) int {
 	interrupted := ctx.Err() != nil
 	if interrupted {
 		logf("interrupted: stopping everything")

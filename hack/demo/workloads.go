@@ -1,3 +1,19 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package main
 
 import (
@@ -24,8 +40,8 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/windows-aware/windows-aware/internal/controlplane"
 	"github.com/windows-aware/windows-aware/pkg/windows"
-	"github.com/windows-aware/windows-aware/test/cluster"
 )
 
 // workloadSet is a namespace of workloads applied from files.
@@ -69,7 +85,7 @@ func (d *demo) applyWorkloads(ctx context.Context) ([]workload, error) {
 	var ws []workload
 	for _, set := range d.sets() {
 		logf("applying %s: %s", set.ns, set.about)
-		if err := cluster.CreateNamespace(ctx, d.c.Client, set.ns); err != nil {
+		if err := controlplane.CreateNamespace(ctx, d.c.Client, set.ns); err != nil {
 			return nil, err
 		}
 		for _, file := range set.files {

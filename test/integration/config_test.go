@@ -1,3 +1,19 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package integration
 
 import (
@@ -6,18 +22,18 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/windows-aware/windows-aware/test/cluster"
+	"github.com/windows-aware/windows-aware/internal/controlplane"
 )
 
 // TestSchedulersRunTheShippedConfig: the configuration the schedulers run
 // with is manifests/scheduler-config.yaml with only the kubeconfig line
 // changed. Without a cluster it checks the rewrite alone.
 func TestSchedulersRunTheShippedConfig(t *testing.T) {
-	root, err := cluster.RepoRoot()
+	root, err := controlplane.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	shipped, err := os.ReadFile(filepath.Join(root, cluster.ShippedSchedulerConfig))
+	shipped, err := os.ReadFile(filepath.Join(root, controlplane.ShippedSchedulerConfig))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +45,7 @@ func TestSchedulersRunTheShippedConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 		kubeconfig = e.c.SchedulerKubeconfig
-	} else if got, err = cluster.RewriteKubeconfig(shipped, kubeconfig); err != nil {
+	} else if got, err = controlplane.RewriteKubeconfig(shipped, kubeconfig); err != nil {
 		t.Fatal(err)
 	}
 	a, b := bytes.Split(shipped, []byte("\n")), bytes.Split(got, []byte("\n"))
@@ -57,11 +73,11 @@ func TestRewriteKubeconfigRejectsConfigsWithoutOne(t *testing.T) {
 		"clientConnection:\n  qps: 50\nkubeconfig: /x\n",
 		"clientConnection:\n  kubeconfig: /a\n  kubeconfig: /b\n",
 	} {
-		if _, err := cluster.RewriteKubeconfig([]byte(cfg), "/k"); err == nil {
+		if _, err := controlplane.RewriteKubeconfig([]byte(cfg), "/k"); err == nil {
 			t.Errorf("RewriteKubeconfig(%q) succeeded, want an error", cfg)
 		}
 	}
-	out, err := cluster.RewriteKubeconfig([]byte("a: 1\nclientConnection:\n  # note\n  kubeconfig: /etc/x.conf\n  qps: 5\n"), "/k y")
+	out, err := controlplane.RewriteKubeconfig([]byte("a: 1\nclientConnection:\n  # note\n  kubeconfig: /etc/x.conf\n  qps: 5\n"), "/k y")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,21 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package integration holds the integration tests of the windows-aware
 // scheduler: this project's scheduler binary, run with the shipped
 // manifests/scheduler-config.yaml, against a real kube-apiserver and etcd
-// started by package test/cluster. Run them with make test-integration.
+// started by package internal/controlplane. Run them with make test-integration.
 package integration

@@ -1,3 +1,19 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package integration
 
 import (
@@ -13,7 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/utils/ptr"
 
-	"github.com/windows-aware/windows-aware/test/cluster"
+	"github.com/windows-aware/windows-aware/internal/controlplane"
 )
 
 const (
@@ -33,7 +49,7 @@ func (e *env) namespace() string {
 		name = name[:50]
 	}
 	name = fmt.Sprintf("%s-%d", strings.TrimRight(name, "-"), time.Now().UnixNano()%100000)
-	if err := cluster.CreateNamespace(e.ctx, e.client, name); err != nil {
+	if err := controlplane.CreateNamespace(e.ctx, e.client, name); err != nil {
 		e.t.Fatal(err)
 	}
 	e.t.Cleanup(func() { e.deletePods(name) })
@@ -66,10 +82,12 @@ func (e *env) createNodes(nodes ...*v1.Node) {
 	}
 }
 
-func linuxNode(name string) *v1.Node { return cluster.NewNode(name, cluster.NodeOptions{OS: "linux"}) }
+func linuxNode(name string) *v1.Node {
+	return controlplane.NewNode(name, controlplane.NodeOptions{OS: "linux"})
+}
 
 func windowsNode(name, build string, taints ...v1.Taint) *v1.Node {
-	return cluster.NewNode(name, cluster.NodeOptions{OS: "windows", Build: build, Taints: taints})
+	return controlplane.NewNode(name, controlplane.NodeOptions{OS: "windows", Build: build, Taints: taints})
 }
 
 // newPod returns a pod for scheduler with one container per image.

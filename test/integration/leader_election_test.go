@@ -1,3 +1,19 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package integration
 
 import (
@@ -14,7 +30,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/windows-aware/windows-aware/test/cluster"
+	"github.com/windows-aware/windows-aware/internal/controlplane"
 )
 
 const (
@@ -128,8 +144,8 @@ func TestLeaderElectionFailover(t *testing.T) {
 	// Nodes for them, then kill the leader as soon as it binds.
 	var nodes []*v1.Node
 	for i := range 6 {
-		nodes = append(nodes, windowsNode(fmt.Sprintf("failover-2022-%d", i), cluster.Build2022, cluster.OSTaint))
-		nodes = append(nodes, cluster.NewNode(fmt.Sprintf("failover-linux-%d", i), cluster.NodeOptions{OS: "linux", Labels: map[string]string{failoverPool: "failover"}}))
+		nodes = append(nodes, windowsNode(fmt.Sprintf("failover-2022-%d", i), controlplane.Build2022, controlplane.OSTaint))
+		nodes = append(nodes, controlplane.NewNode(fmt.Sprintf("failover-linux-%d", i), controlplane.NodeOptions{OS: "linux", Labels: map[string]string{failoverPool: "failover"}}))
 	}
 	e.createNodes(nodes...)
 	select {
@@ -234,7 +250,7 @@ func TestLeaderElectionFailover(t *testing.T) {
 }
 
 // waitLeaderProcess waits for a running scheduler to log that it leads.
-func waitLeaderProcess(t *testing.T, c *cluster.Cluster) *cluster.Process {
+func waitLeaderProcess(t *testing.T, c *controlplane.Cluster) *controlplane.Process {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {

@@ -1,3 +1,19 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package integration
 
 import (
@@ -13,14 +29,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/windows-aware/windows-aware/test/cluster"
+	"github.com/windows-aware/windows-aware/internal/controlplane"
 )
 
 // The control plane every test shares: etcd, kube-apiserver and two
 // scheduler processes running the shipped configuration (leader election
 // on), started by the first test that needs it and stopped by TestMain.
 var (
-	shared     *cluster.Cluster
+	shared     *controlplane.Cluster
 	sharedErr  error
 	sharedOnce sync.Once
 	// skipReason is set when the tools are missing outside CI.
@@ -33,9 +49,9 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	_, err := cluster.FindBinaries("", "", cluster.Etcd, cluster.KubeAPIServer, cluster.Scheduler)
+	_, err := controlplane.FindBinaries("", "", controlplane.Etcd, controlplane.KubeAPIServer, controlplane.Scheduler)
 	if err != nil {
-		if !cluster.IsMissing(err) || os.Getenv("CI") == "true" {
+		if !controlplane.IsMissing(err) || os.Getenv("CI") == "true" {
 			fmt.Fprintf(os.Stderr, "FAIL: integration tests cannot run: %v\n", err)
 			return 1
 		}
@@ -56,7 +72,7 @@ func run(m *testing.M) int {
 // env is what a test gets from requireCluster.
 type env struct {
 	t      *testing.T
-	c      *cluster.Cluster
+	c      *controlplane.Cluster
 	client kubernetes.Interface
 	ctx    context.Context
 }
@@ -73,7 +89,7 @@ func requireCluster(t *testing.T) *env {
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		shared, sharedErr = cluster.Start(ctx, cluster.Options{
+		shared, sharedErr = controlplane.Start(ctx, controlplane.Options{
 			Schedulers:    2,
 			SchedulerArgs: []string{"-v=2"},
 			Logf: func(format string, args ...any) {
@@ -97,7 +113,7 @@ func requireCluster(t *testing.T) *env {
 
 // waitLeader waits until the scheduler lease has a holder other than
 // notHolder and returns it.
-func waitLeader(ctx context.Context, c *cluster.Cluster, notHolder string) (string, error) {
+func waitLeader(ctx context.Context, c *controlplane.Cluster, notHolder string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 	for {

@@ -1,3 +1,19 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package integration
 
 import (
@@ -8,7 +24,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/windows-aware/windows-aware/test/cluster"
+	"github.com/windows-aware/windows-aware/internal/controlplane"
 )
 
 // TestLinuxPodsNeverLandOnWindowsNodes: Linux pods of the windows-aware
@@ -20,9 +36,9 @@ func TestLinuxPodsNeverLandOnWindowsNodes(t *testing.T) {
 	e := requireCluster(t)
 	ns := e.namespace()
 	e.createNodes(
-		cluster.NewNode("lin-linux", cluster.NodeOptions{OS: "linux", Pods: 4}),
-		windowsNode("lin-win-2019", cluster.Build2019),
-		windowsNode("lin-win-2022", cluster.Build2022),
+		controlplane.NewNode("lin-linux", controlplane.NodeOptions{OS: "linux", Pods: 4}),
+		windowsNode("lin-win-2019", controlplane.Build2019),
+		windowsNode("lin-win-2022", controlplane.Build2022),
 	)
 	pods := []*v1.Pod{
 		newPod("nginx", windowsAware, "nginx:1.27"),
@@ -58,7 +74,7 @@ func TestLinuxPodsNeverLandOnWindowsNodes(t *testing.T) {
 func TestDefaultSchedulerKeepsStockBehaviour(t *testing.T) {
 	e := requireCluster(t)
 	ns := e.namespace()
-	e.createNodes(linuxNode("stock-linux"), windowsNode("stock-win-2019", cluster.Build2019, cluster.OSTaint))
+	e.createNodes(linuxNode("stock-linux"), windowsNode("stock-win-2019", controlplane.Build2019, controlplane.OSTaint))
 
 	e.createPod(ns, newPod("stock", defaultScheduler, "mcr.microsoft.com/windows/servercore:ltsc2019"))
 	node := e.waitScheduled(ns, "stock", scheduleTimeout)
@@ -90,11 +106,11 @@ func TestOSTaints(t *testing.T) {
 	unrelated := v1.Taint{Key: "example.com/maintenance", Value: "true", Effect: v1.TaintEffectNoSchedule}
 	e.createNodes(
 		linuxNode("taint-linux"),
-		windowsNode("taint-os", cluster.Build2019, cluster.OSTaint),
-		windowsNode("taint-k8s-os", cluster.Build2019, k8sOSTaint),
-		windowsNode("taint-both", cluster.Build2019, cluster.OSTaint, k8sOSTaint),
-		windowsNode("taint-unrelated", cluster.Build2019, cluster.OSTaint, unrelated),
-		windowsNode("taint-only-unrelated", cluster.Build2019, unrelated),
+		windowsNode("taint-os", controlplane.Build2019, controlplane.OSTaint),
+		windowsNode("taint-k8s-os", controlplane.Build2019, k8sOSTaint),
+		windowsNode("taint-both", controlplane.Build2019, controlplane.OSTaint, k8sOSTaint),
+		windowsNode("taint-unrelated", controlplane.Build2019, controlplane.OSTaint, unrelated),
+		windowsNode("taint-only-unrelated", controlplane.Build2019, unrelated),
 	)
 	var names []string
 	for i := range 9 {
@@ -127,7 +143,7 @@ func TestOSTaints(t *testing.T) {
 	tol := newPod("tolerates-maintenance", windowsAware, "mcr.microsoft.com/windows/servercore:ltsc2019")
 	tol.Spec.Tolerations = []v1.Toleration{{Key: unrelated.Key, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}}
 	e.createPod(ns, tol)
-	if node := e.waitScheduled(ns, tol.Name, scheduleTimeout); osOf(node) != "windows" || buildOf(node) != cluster.Build2019 {
+	if node := e.waitScheduled(ns, tol.Name, scheduleTimeout); osOf(node) != "windows" || buildOf(node) != controlplane.Build2019 {
 		t.Errorf("%s landed on %s (%s %s)", tol.Name, node.Name, osOf(node), buildOf(node))
 	}
 }
@@ -139,9 +155,9 @@ func TestHostProcessPodsGoToAnyWindowsNode(t *testing.T) {
 	e := requireCluster(t)
 	ns := e.namespace()
 	e.createNodes(
-		cluster.NewNode("hp-linux", cluster.NodeOptions{OS: "linux"}),
-		cluster.NewNode("hp-2016", cluster.NodeOptions{OS: "windows", Build: cluster.Build2016, Taints: []v1.Taint{cluster.OSTaint}, Pods: 2}),
-		cluster.NewNode("hp-2025", cluster.NodeOptions{OS: "windows", Build: cluster.Build2025, Taints: []v1.Taint{cluster.OSTaint}, Pods: 2}),
+		controlplane.NewNode("hp-linux", controlplane.NodeOptions{OS: "linux"}),
+		controlplane.NewNode("hp-2016", controlplane.NodeOptions{OS: "windows", Build: controlplane.Build2016, Taints: []v1.Taint{controlplane.OSTaint}, Pods: 2}),
+		controlplane.NewNode("hp-2025", controlplane.NodeOptions{OS: "windows", Build: controlplane.Build2025, Taints: []v1.Taint{controlplane.OSTaint}, Pods: 2}),
 	)
 	images := []string{
 		"mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image:v1.0.0",
@@ -163,7 +179,7 @@ func TestHostProcessPodsGoToAnyWindowsNode(t *testing.T) {
 		builds[buildOf(node)]++
 	}
 	t.Logf("HostProcess pods per build: %v", builds)
-	if builds[cluster.Build2016] != 2 || builds[cluster.Build2025] != 2 {
+	if builds[controlplane.Build2016] != 2 || builds[controlplane.Build2025] != 2 {
 		t.Errorf("4 HostProcess pods on two Windows nodes of 2 pods each: got %v, want 2 on each build", builds)
 	}
 }
@@ -175,9 +191,9 @@ func TestSeveralContainersAndInitContainers(t *testing.T) {
 	ns := e.namespace()
 	e.createNodes(
 		linuxNode("multi-linux"),
-		windowsNode("multi-2019", cluster.Build2019, cluster.OSTaint),
-		windowsNode("multi-2022", cluster.Build2022, cluster.OSTaint),
-		windowsNode("multi-2025", cluster.Build2025, cluster.OSTaint),
+		windowsNode("multi-2019", controlplane.Build2019, controlplane.OSTaint),
+		windowsNode("multi-2022", controlplane.Build2022, controlplane.OSTaint),
+		windowsNode("multi-2025", controlplane.Build2025, controlplane.OSTaint),
 	)
 	// ltsc2022 and ltsc2025 images together: only a 2025 host runs both.
 	mixed := newPod("init-2022-main-2025", windowsAware, "mcr.microsoft.com/windows/nanoserver:ltsc2025", "mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022")
@@ -191,7 +207,7 @@ func TestSeveralContainersAndInitContainers(t *testing.T) {
 	sidecar := newPod("sidecar-2022", windowsAware, "mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022", "registry.k8s.io/pause:3.10")
 	e.createPod(ns, sidecar)
 
-	want := map[string]string{mixed.Name: cluster.Build2025, init2019.Name: cluster.Build2019, sidecar.Name: cluster.Build2022}
+	want := map[string]string{mixed.Name: controlplane.Build2025, init2019.Name: controlplane.Build2019, sidecar.Name: controlplane.Build2022}
 	for name, node := range e.waitAllScheduled(ns, []string{mixed.Name, init2019.Name, sidecar.Name}, scheduleTimeout) {
 		if buildOf(node) != want[name] {
 			t.Errorf("%s landed on %s (build %s), want build %s", name, node.Name, buildOf(node), want[name])
@@ -219,7 +235,7 @@ func TestMalformedBuildLabelsGiveAReason(t *testing.T) {
 	bad := []string{"banana", "10.0", "10.0.17763.4131", "10.0.x", "99999999999.0.1", "10..17763"}
 	nodes := []*v1.Node{linuxNode("malformed-linux")}
 	for i, label := range bad {
-		nodes = append(nodes, cluster.NewNode(fmt.Sprintf("malformed-%d", i), cluster.NodeOptions{
+		nodes = append(nodes, controlplane.NewNode(fmt.Sprintf("malformed-%d", i), controlplane.NodeOptions{
 			OS: "windows", Labels: map[string]string{v1.LabelWindowsBuild: label}, KernelVersion: "10.0.17763.4131",
 		}))
 	}

@@ -1,3 +1,19 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package integration
 
 import (
@@ -10,7 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/windows-aware/windows-aware/test/cluster"
+	"github.com/windows-aware/windows-aware/internal/controlplane"
 )
 
 // release is one row of the tag table in windows-facts.md, with an image
@@ -78,7 +94,7 @@ func TestReleasesLandOnCompatibleBuilds(t *testing.T) {
 	ns := e.namespace()
 	nodes := []*v1.Node{linuxNode("rel-linux")}
 	for _, b := range hostBuilds {
-		nodes = append(nodes, windowsNode(hostName(b), b, cluster.OSTaint))
+		nodes = append(nodes, windowsNode(hostName(b), b, controlplane.OSTaint))
 	}
 	e.createNodes(nodes...)
 
@@ -104,8 +120,8 @@ func TestReleasesLandOnCompatibleBuilds(t *testing.T) {
 	for _, r := range releases {
 		t.Run("exact build excluded/"+r.token, func(t *testing.T) {
 			exclude := v1.Taint{Key: "windows-aware.test/excluded", Value: "true", Effect: v1.TaintEffectNoSchedule}
-			e.patchTaints(hostName(r.build), append([]v1.Taint{cluster.OSTaint}, exclude))
-			defer e.patchTaints(hostName(r.build), []v1.Taint{cluster.OSTaint})
+			e.patchTaints(hostName(r.build), append([]v1.Taint{controlplane.OSTaint}, exclude))
+			defer e.patchTaints(hostName(r.build), []v1.Taint{controlplane.OSTaint})
 
 			name := "excluded-" + strings.ToLower(r.token)
 			e.createPod(ns, newPod(name, windowsAware, r.image))
@@ -143,9 +159,9 @@ func TestLTSC2022PrefersExactBuildOver2025(t *testing.T) {
 	e := requireCluster(t)
 	ns := e.namespace()
 	small := func(name, build string) *v1.Node {
-		return cluster.NewNode(name, cluster.NodeOptions{OS: "windows", Build: build, Taints: []v1.Taint{cluster.OSTaint}, Pods: 4})
+		return controlplane.NewNode(name, controlplane.NodeOptions{OS: "windows", Build: build, Taints: []v1.Taint{controlplane.OSTaint}, Pods: 4})
 	}
-	e.createNodes(small("pref-2019", cluster.Build2019), small("pref-2022", cluster.Build2022), small("pref-2025-a", cluster.Build2025), small("pref-2025-b", cluster.Build2025))
+	e.createNodes(small("pref-2019", controlplane.Build2019), small("pref-2022", controlplane.Build2022), small("pref-2025-a", controlplane.Build2025), small("pref-2025-b", controlplane.Build2025))
 
 	var first []string
 	for i := range 4 {
@@ -166,7 +182,7 @@ func TestLTSC2022PrefersExactBuildOver2025(t *testing.T) {
 		next = append(next, name)
 	}
 	for name, node := range e.waitAllScheduled(ns, next, scheduleTimeout) {
-		if buildOf(node) != cluster.Build2025 {
+		if buildOf(node) != controlplane.Build2025 {
 			t.Errorf("%s landed on %s (build %s), want a 2025 node once 2022 is full", name, node.Name, buildOf(node))
 		}
 	}
@@ -179,7 +195,7 @@ func TestExactRevisionPreferred(t *testing.T) {
 	e := requireCluster(t)
 	ns := e.namespace()
 	rev := func(name, kernel string) *v1.Node {
-		return cluster.NewNode(name, cluster.NodeOptions{OS: "windows", Build: cluster.Build2019, KernelVersion: kernel})
+		return controlplane.NewNode(name, controlplane.NodeOptions{OS: "windows", Build: controlplane.Build2019, KernelVersion: kernel})
 	}
 	e.createNodes(rev("rev-old", "10.0.17763.1000"), rev("rev-match", "10.0.17763.4131"), rev("rev-new", "10.0.17763.7000"))
 	e.createPod(ns, newPod("rev", windowsAware, "mcr.microsoft.com/windows/servercore:10.0.17763.4131"))

@@ -1,3 +1,19 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package perf runs the whole scheduler, windows-aware plugins included, in
 // upstream's scheduler_perf harness on mixed-OS clusters of 5,000 nodes,
 // and checks after every workload that each pod of the mix landed on a node
@@ -32,9 +48,9 @@ import (
 	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
 	"k8s.io/kubernetes/test/utils/client-go/ktesting"
 
+	"github.com/windows-aware/windows-aware/internal/synthetic"
 	_ "github.com/windows-aware/windows-aware/pkg/apis/config/scheme" // WindowsAwareArgs in the scheduler's scheme
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
-	"github.com/windows-aware/windows-aware/test/bench/internal/cluster"
 )
 
 // topic names the JSON file the harness writes:
@@ -152,7 +168,7 @@ func check(tCtx ktesting.TContext, name string, w *perf.Workload) placementResul
 	for i := range nodes.Items {
 		byName[nodes.Items[i].Name] = &nodes.Items[i]
 	}
-	pods, err := tCtx.Client().CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: cluster.LabelKind})
+	pods, err := tCtx.Client().CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: synthetic.LabelKind})
 	if err != nil {
 		fail("listing pods: %v", err)
 		return r
@@ -168,8 +184,8 @@ func check(tCtx ktesting.TContext, name string, w *perf.Workload) placementResul
 	for i := range pods.Items {
 		pod := &pods.Items[i]
 		r.Pods++
-		kindName := pod.Labels[cluster.LabelKind]
-		k, ok := cluster.KindByName(kindName)
+		kindName := pod.Labels[synthetic.LabelKind]
+		k, ok := synthetic.KindByName(kindName)
 		if !ok {
 			fail("pod %s/%s: unknown kind %q", pod.Namespace, pod.Name, kindName)
 			continue
@@ -184,7 +200,7 @@ func check(tCtx ktesting.TContext, name string, w *perf.Workload) placementResul
 			fail("pod %s/%s (%s) is bound to %s, which does not exist", pod.Namespace, pod.Name, kindName, pod.Spec.NodeName)
 			continue
 		}
-		pool := node.Labels[cluster.LabelPool]
+		pool := node.Labels[synthetic.LabelPool]
 		if r.Placement[kindName] == nil {
 			r.Placement[kindName] = map[string]int{}
 		}
@@ -193,7 +209,7 @@ func check(tCtx ktesting.TContext, name string, w *perf.Workload) placementResul
 			r.Misplaced++
 			if r.Misplaced <= 10 {
 				fail("pod %s/%s (%s) landed on %s (os %q, build %q, pool %s), which cannot run it",
-					pod.Namespace, pod.Name, kindName, node.Name, node.Labels[cluster.LabelOS], node.Labels[cluster.LabelBuild], pool)
+					pod.Namespace, pod.Name, kindName, node.Name, node.Labels[synthetic.LabelOS], node.Labels[synthetic.LabelBuild], pool)
 			}
 		}
 	}

@@ -1,3 +1,19 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package perf
 
 import (
@@ -12,7 +28,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/windows-aware/windows-aware/test/bench/internal/cluster"
+	"github.com/windows-aware/windows-aware/internal/synthetic"
 )
 
 // templateFuncs are the scheduler_perf template functions the templates use.
@@ -49,7 +65,7 @@ func TestTemplatesMatchCluster(t *testing.T) {
 	for i := 0; i < 60; i++ {
 		var got v1.Node
 		render(t, "templates/node-mixed.yaml", map[string]any{"Index": i, "Count": 60}, &got)
-		want := cluster.Node(i)
+		want := synthetic.Node(i)
 		delete(want.Labels, "kubernetes.io/hostname") // the harness sets it
 		opts := []cmp.Option{cmpopts.EquateEmpty()}
 		if diff := cmp.Diff(want.Labels, got.Labels, opts...); diff != "" {
@@ -66,22 +82,22 @@ func TestTemplatesMatchCluster(t *testing.T) {
 		}
 	}
 	for _, variant := range []string{"windows-aware", "stock"} {
-		profile := cluster.ProfileWindowsAware
+		profile := synthetic.ProfileWindowsAware
 		if variant == "stock" {
-			profile = cluster.ProfileStock
+			profile = synthetic.ProfileStock
 		}
 		for i := 0; i < 20; i++ {
 			var got v1.Pod
 			render(t, "templates/pod-mixed.yaml", map[string]any{"Index": i, "Count": 20, "variant": variant}, &got)
-			want := cluster.KindOf(i).Pod("", profile)
+			want := synthetic.KindOf(i).Pod("", profile)
 			// Names and namespaces are the harness's.
 			got.ObjectMeta.GenerateName, want.ObjectMeta = "", v1.Pod{}.ObjectMeta
-			want.Labels = cluster.KindOf(i).Pod("", profile).Labels
+			want.Labels = synthetic.KindOf(i).Pod("", profile).Labels
 			if diff := cmp.Diff(want.Labels, got.Labels); diff != "" {
 				t.Errorf("%s pod %d labels (-cluster +template):\n%s", variant, i, diff)
 			}
 			if diff := cmp.Diff(want.Spec, got.Spec, cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("%s pod %d (%s) spec (-cluster +template):\n%s", variant, i, cluster.KindOf(i).Name, diff)
+				t.Errorf("%s pod %d (%s) spec (-cluster +template):\n%s", variant, i, synthetic.KindOf(i).Name, diff)
 			}
 		}
 	}

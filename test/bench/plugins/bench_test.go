@@ -1,3 +1,19 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package plugins
 
 import (
@@ -19,8 +35,8 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodeaffinity"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/tainttoleration"
 
+	"github.com/windows-aware/windows-aware/internal/synthetic"
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
-	"github.com/windows-aware/windows-aware/test/bench/internal/cluster"
 )
 
 var sizesFlag = flag.String("sizes", "1000,5000,15000", "comma-separated node counts the sweeps run at")
@@ -41,7 +57,7 @@ func sizes(tb testing.TB) []int {
 // whole mix in its order.
 var podSets = func() []string {
 	var names []string
-	for _, k := range cluster.Kinds {
+	for _, k := range synthetic.Kinds {
 		names = append(names, k.Name)
 	}
 	return append(names, "mix")
@@ -49,14 +65,14 @@ var podSets = func() []string {
 
 func podsOf(set, profile string) []*v1.Pod {
 	if set == "mix" {
-		pods := make([]*v1.Pod, len(cluster.Mix))
+		pods := make([]*v1.Pod, len(synthetic.Mix))
 		for i := range pods {
-			k := cluster.KindOf(i)
+			k := synthetic.KindOf(i)
 			pods[i] = k.Pod(fmt.Sprintf("mix-%d-%s", i, k.Name), profile)
 		}
 		return pods
 	}
-	k, ok := cluster.KindByName(set)
+	k, ok := synthetic.KindByName(set)
 	if !ok {
 		panic("unknown pod kind " + set)
 	}
@@ -104,9 +120,9 @@ func BenchmarkSweep(b *testing.B) {
 
 func approachName(a *approach) string {
 	switch a.name {
-	case cluster.ProfileWindowsAware:
+	case synthetic.ProfileWindowsAware:
 		return "windows-aware"
-	case cluster.ProfileStock:
+	case synthetic.ProfileStock:
 		return "stock"
 	}
 	return a.name
@@ -174,7 +190,7 @@ func (e *env) benchSweep(b *testing.B, a *approach, set string) {
 func (e *env) filterAllocs(ctx context.Context, a *approach, pods []*v1.Pod) (pass, reject float64) {
 	reps := map[string]fwk.NodeInfo{}
 	for _, ni := range e.infos {
-		pool := ni.Node().Labels[cluster.LabelPool]
+		pool := ni.Node().Labels[synthetic.LabelPool]
 		if _, ok := reps[pool]; !ok {
 			reps[pool] = ni
 		}
@@ -221,7 +237,7 @@ func BenchmarkFilterNode(b *testing.B) {
 
 	nodeOf := func(pool string) fwk.NodeInfo {
 		for _, ni := range e.infos {
-			if ni.Node().Labels[cluster.LabelPool] == pool {
+			if ni.Node().Labels[synthetic.LabelPool] == pool {
 				return ni
 			}
 		}
@@ -249,14 +265,14 @@ func BenchmarkFilterNode(b *testing.B) {
 	}
 	for _, c := range cases {
 		b.Run("plugin="+c.plugin+"/case="+c.name, func(b *testing.B) {
-			k, _ := cluster.KindByName(c.kind)
+			k, _ := synthetic.KindByName(c.kind)
 			ni := nodeOf(c.pool)
 			state := framework.NewCycleState()
 			var pod *v1.Pod
 			var plugin fwk.FilterPlugin
 			switch c.plugin {
 			case windowsaware.Name, windowsaware.OSTaintTolerationName:
-				pod = k.Pod("node-"+k.Name, cluster.ProfileWindowsAware)
+				pod = k.Pod("node-"+k.Name, synthetic.ProfileWindowsAware)
 				if _, st := wa.(fwk.PreFilterPlugin).PreFilter(ctx, state, pod, nil); !st.IsSuccess() && !st.IsSkip() {
 					b.Fatal(st.AsError())
 				}
@@ -265,13 +281,13 @@ func BenchmarkFilterNode(b *testing.B) {
 					plugin = ost.(fwk.FilterPlugin)
 				}
 			case "NodeAffinity":
-				pod = k.Pod("node-"+k.Name, cluster.ProfileStock)
+				pod = k.Pod("node-"+k.Name, synthetic.ProfileStock)
 				if _, st := na.(fwk.PreFilterPlugin).PreFilter(ctx, state, pod, nil); !st.IsSuccess() {
 					b.Fatal(st.AsError())
 				}
 				plugin = na.(fwk.FilterPlugin)
 			case "TaintToleration":
-				pod = k.Pod("node-"+k.Name, cluster.ProfileStock)
+				pod = k.Pod("node-"+k.Name, synthetic.ProfileStock)
 				plugin = tt.(fwk.FilterPlugin)
 			}
 			if got := plugin.Filter(ctx, state, pod, ni).IsSuccess(); got != c.wantPass {

@@ -1,3 +1,19 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package plugins
 
 import (
@@ -31,10 +47,10 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
 
+	"github.com/windows-aware/windows-aware/internal/synthetic"
 	waconfig "github.com/windows-aware/windows-aware/pkg/apis/config"
 	_ "github.com/windows-aware/windows-aware/pkg/apis/config/scheme" // WindowsAwareArgs in the scheduler's scheme
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
-	"github.com/windows-aware/windows-aware/test/bench/internal/cluster"
 )
 
 // shippedConfig is the configuration the project ships; the benchmarks take
@@ -103,12 +119,12 @@ func decodeSettings(path string) (profileSettings, error) {
 	}
 	var wa *schedulerapi.KubeSchedulerProfile
 	for i := range cfg.Profiles {
-		if cfg.Profiles[i].SchedulerName == cluster.ProfileWindowsAware {
+		if cfg.Profiles[i].SchedulerName == synthetic.ProfileWindowsAware {
 			wa = &cfg.Profiles[i]
 		}
 	}
 	if wa == nil {
-		return s, fmt.Errorf("%s has no %q profile", path, cluster.ProfileWindowsAware)
+		return s, fmt.Errorf("%s has no %q profile", path, synthetic.ProfileWindowsAware)
 	}
 	for _, pc := range wa.PluginConfig {
 		if pc.Name == windowsaware.Name {
@@ -190,7 +206,7 @@ func newEnv(n int) (*env, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(quietContext(context.Background()))
-	e := &env{n: n, nodes: cluster.Nodes(n), cancel: cancel, toScore: numFeasibleNodesToFind(n)}
+	e := &env{n: n, nodes: synthetic.Nodes(n), cancel: cancel, toScore: numFeasibleNodesToFind(n)}
 	snapshot := cache.NewSnapshot(nil, e.nodes)
 	e.snapshot = snapshot
 	if e.infos, err = snapshot.NodeInfos().List(); err != nil {
@@ -208,7 +224,7 @@ func newEnv(n int) (*env, error) {
 	waFactory := func(ctx context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 		return windowsaware.New(ctx, s.args, h)
 	}
-	e.wa, err = newApproach(ctx, cluster.ProfileWindowsAware, opts,
+	e.wa, err = newApproach(ctx, synthetic.ProfileWindowsAware, opts,
 		tf.RegisterPluginAsExtensionsWithWeight(windowsaware.Name, s.weight, waFactory, "PreFilter", "Filter", "PreScore", "Score"),
 		tf.RegisterPluginAsExtensions(windowsaware.OSTaintTolerationName, windowsaware.NewOSTaintToleration, "Filter"),
 	)
@@ -219,7 +235,7 @@ func newEnv(n int) (*env, error) {
 	// Stock: the plugins that read what the user wrote, in the default
 	// profile's filter order (TaintToleration, then NodeAffinity) and
 	// with NodeAffinity's default weight.
-	e.stock, err = newApproach(ctx, cluster.ProfileStock, opts,
+	e.stock, err = newApproach(ctx, synthetic.ProfileStock, opts,
 		tf.RegisterPluginAsExtensions(names.TaintToleration, frameworkruntime.FactoryAdapter(fts, tainttoleration.New), "Filter"),
 		tf.RegisterPluginAsExtensionsWithWeight(names.NodeAffinity, 2, frameworkruntime.FactoryAdapter(fts, nodeaffinity.New), "PreFilter", "Filter", "PreScore", "Score"),
 	)
@@ -363,7 +379,7 @@ func (a *approach) score(ctx context.Context, c *cycle, pod *v1.Pod, nodes []fwk
 func (e *env) checkPlacements() error {
 	ctx, cancel := context.WithCancel(quietContext(context.Background()))
 	defer cancel()
-	for _, k := range cluster.Kinds {
+	for _, k := range synthetic.Kinds {
 		for _, a := range []*approach{e.wa, e.stock} {
 			pod := k.Pod("check-"+k.Name, a.name)
 			var c cycle
@@ -381,11 +397,11 @@ func (e *env) checkPlacements() error {
 				pass := a.fw.RunFilterPlugins(ctx, c.state, pod, ni).IsSuccess()
 				if pass != want {
 					return fmt.Errorf("pod %s, %s: Filter on node %s (pool %s): pass=%v, want %v",
-						k.Name, a.name, node.Name, node.Labels[cluster.LabelPool], pass, want)
+						k.Name, a.name, node.Name, node.Labels[synthetic.LabelPool], pass, want)
 				}
 				if got := candidate[node.Name] && pass; got != want {
 					return fmt.Errorf("pod %s, %s: node %s (pool %s): feasible=%v (candidate %v), want %v",
-						k.Name, a.name, node.Name, node.Labels[cluster.LabelPool], got, candidate[node.Name], want)
+						k.Name, a.name, node.Name, node.Labels[synthetic.LabelPool], got, candidate[node.Name], want)
 				}
 				if want {
 					allowed++
@@ -408,10 +424,10 @@ func (e *env) checkPlacements() error {
 			}
 			for i, s := range scores {
 				node := c.feasible[i].Node()
-				inBest := node.Labels[cluster.LabelPool] == k.Best
+				inBest := node.Labels[synthetic.LabelPool] == k.Best
 				if (s.TotalScore == top) != inBest {
 					return fmt.Errorf("pod %s, %s: node %s (pool %s) scores %d, best %d; want the %s pool and only it ranked first",
-						k.Name, a.name, node.Name, node.Labels[cluster.LabelPool], s.TotalScore, top, k.Best)
+						k.Name, a.name, node.Name, node.Labels[synthetic.LabelPool], s.TotalScore, top, k.Best)
 				}
 			}
 		}

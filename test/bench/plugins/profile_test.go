@@ -1,3 +1,19 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package plugins
 
 import (
@@ -23,8 +39,8 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 
+	"github.com/windows-aware/windows-aware/internal/synthetic"
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
-	"github.com/windows-aware/windows-aware/test/bench/internal/cluster"
 )
 
 // profileFrameworks builds the whole profiles of the shipped configuration,
@@ -94,11 +110,11 @@ func profileFrameworks(ctx context.Context, path string, snapshot *cache.Snapsho
 func TestProfileFilterOrder(t *testing.T) {
 	ctx, cancel := context.WithCancel(quietContext(context.Background()))
 	defer cancel()
-	fws, err := profileFrameworks(ctx, *shippedConfig, cache.NewSnapshot(nil, cluster.Nodes(10)))
+	fws, err := profileFrameworks(ctx, *shippedConfig, cache.NewSnapshot(nil, synthetic.Nodes(10)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{cluster.ProfileStock, cluster.ProfileWindowsAware} {
+	for _, name := range []string{synthetic.ProfileStock, synthetic.ProfileWindowsAware} {
 		fw := fws[name]
 		if fw == nil {
 			t.Fatalf("no profile %s", name)
@@ -135,7 +151,7 @@ func checkFilterOrder(t *testing.T, profile string, preFilter, filter []string) 
 		return n
 	}
 	switch profile {
-	case cluster.ProfileWindowsAware:
+	case synthetic.ProfileWindowsAware:
 		if len(preFilter) == 0 || preFilter[0] != windowsaware.Name {
 			t.Errorf("%s: PreFilter %v: %s does not run first", profile, preFilter, windowsaware.Name)
 		}
@@ -153,7 +169,7 @@ func checkFilterOrder(t *testing.T, profile string, preFilter, filter []string) 
 		if slices.Contains(filter, "TaintToleration") {
 			t.Errorf("%s: Filter %v: TaintToleration still filters (OSTaintToleration replaces it)", profile, filter)
 		}
-	case cluster.ProfileStock:
+	case synthetic.ProfileStock:
 		for _, p := range []string{"TaintToleration", "NodeAffinity"} {
 			if !slices.Contains(filter, p) {
 				t.Errorf("%s: Filter %v lacks %s", profile, filter, p)
@@ -189,7 +205,7 @@ func BenchmarkProfileSweep(b *testing.B) {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
 			ctx, cancel := context.WithCancel(quietContext(context.Background()))
 			defer cancel()
-			nodes := cluster.Nodes(n)
+			nodes := synthetic.Nodes(n)
 			snapshot := cache.NewSnapshot(nil, nodes)
 			infos, err := snapshot.NodeInfos().List()
 			if err != nil {
@@ -200,8 +216,8 @@ func BenchmarkProfileSweep(b *testing.B) {
 				b.Fatal(err)
 			}
 			profiles := []profileBench{
-				{"windows-aware", cluster.ProfileWindowsAware, shipped[cluster.ProfileWindowsAware]},
-				{"stock", cluster.ProfileStock, shipped[cluster.ProfileStock]},
+				{"windows-aware", synthetic.ProfileWindowsAware, shipped[synthetic.ProfileWindowsAware]},
+				{"stock", synthetic.ProfileStock, shipped[synthetic.ProfileStock]},
 			}
 			for _, p := range profiles {
 				if err := checkProfile(ctx, p, snapshot, infos); err != nil {
@@ -222,7 +238,7 @@ func BenchmarkProfileSweep(b *testing.B) {
 // checkProfile holds a whole profile to the oracle: every kind of pod finds
 // exactly the nodes it may run on feasible.
 func checkProfile(ctx context.Context, p profileBench, snapshot *cache.Snapshot, infos []fwk.NodeInfo) error {
-	for _, k := range cluster.Kinds {
+	for _, k := range synthetic.Kinds {
 		pod := k.Pod("check-"+k.Name, p.profile)
 		state := framework.NewCycleState()
 		res, st, unscheduled := p.fw.RunPreFilterPlugins(ctx, state, pod)
@@ -237,7 +253,7 @@ func checkProfile(ctx context.Context, p profileBench, snapshot *cache.Snapshot,
 		for _, ni := range infos {
 			got := candidate[ni.Node().Name] && p.fw.RunFilterPlugins(ctx, state, pod, ni).IsSuccess()
 			if want := k.Allows(ni.Node()); got != want {
-				return fmt.Errorf("%s, pod %s: node %s (pool %s): feasible=%v, want %v", p.name, k.Name, ni.Node().Name, ni.Node().Labels[cluster.LabelPool], got, want)
+				return fmt.Errorf("%s, pod %s: node %s (pool %s): feasible=%v, want %v", p.name, k.Name, ni.Node().Name, ni.Node().Labels[synthetic.LabelPool], got, want)
 			}
 		}
 	}

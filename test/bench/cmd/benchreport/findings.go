@@ -1,3 +1,19 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package main
 
 import (
@@ -5,18 +21,18 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/windows-aware/windows-aware/test/bench/internal/cluster"
+	"github.com/windows-aware/windows-aware/internal/synthetic"
 )
 
 // mixShare is the share of the pod mix that is of one kind.
 func mixShare(kind string) float64 {
 	n := 0
-	for _, k := range cluster.Mix {
+	for _, k := range synthetic.Mix {
 		if k == kind {
 			n++
 		}
 	}
-	return float64(n) / float64(len(cluster.Mix))
+	return float64(n) / float64(len(synthetic.Mix))
 }
 
 func metOrMissed(ok bool) string {
@@ -349,7 +365,7 @@ func writeFindings(m *md, r *results) {
 // poolShare is the share of the cluster's nodes in a pool.
 func poolShare(pool string) float64 {
 	total, in := 0, 0
-	for _, p := range cluster.Pools {
+	for _, p := range synthetic.Pools {
 		total += p.Slots
 		if p.Name == pool {
 			in += p.Slots

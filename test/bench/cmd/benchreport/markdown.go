@@ -1,3 +1,19 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package main
 
 import (
@@ -124,7 +140,7 @@ func writeMethod(m *md, r *results) {
 	m.p("## Method")
 	m.nl()
 	writeLoad(m, r)
-	m.p("**The cluster** (`test/bench/internal/cluster`): nodes in pools interleaved slot by slot, 70%% Linux and 10%%")
+	m.p("**The cluster** (`internal/synthetic`): nodes in pools interleaved slot by slot, 70%% Linux and 10%%")
 	m.p("each Windows Server 2019 (10.0.17763), 2022 (10.0.20348) and 2025 (10.0.26100), labelled as their kubelets")
 	m.p("label them (`kubernetes.io/os`, `node.kubernetes.io/windows-build`, `kernelVersion` with a revision, three")
 	m.p("revisions per pool), every Windows node tainted `os=windows:NoSchedule`. **The pods**: Linux; Windows 2019,")

@@ -1,4 +1,20 @@
-// Package cluster runs a local control plane on 127.0.0.1 for the
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package controlplane runs a local control plane on 127.0.0.1 for the
 // integration tests and make demo: etcd, kube-apiserver, optionally
 // kube-controller-manager and kwok, and any number of this project's
 // scheduler processes, each run with the shipped
@@ -8,7 +24,7 @@
 //
 // The binaries come from bin/tools (hack/build-tools.sh) and bin/scheduler
 // (make build); see FindBinaries.
-package cluster
+package controlplane
 
 import (
 	"context"

@@ -1,4 +1,20 @@
-// Package cluster describes the synthetic clusters the benchmarks run on:
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package synthetic describes the synthetic clusters the benchmarks run on:
 // node pools of mixed OS and Windows builds, the mix of pods scheduled onto
 // them, what a user of the stock scheduler has to write into each pod to get
 // the same placement, and which pools may run each pod (the oracle that every
@@ -8,7 +24,7 @@
 // /work/shared/docs/windows-facts.md (process isolation, containerd rule); it
 // does not call the plugins or package windows, so a bug there shows up as a
 // disagreement instead of being copied into the expectation.
-package cluster
+package synthetic
 
 import (
 	"fmt"
