@@ -76,25 +76,3 @@ func oldestRunnable(host uint32) uint32 {
 	}
 	return floor
 }
-
-// HostFor returns the one host build that, if any host can run all of the
-// given image builds, is sure to be among those that can: the newest of them.
-// A newer host only raises the floor of what it runs, so when the newest
-// image's own build cannot run them all, no build can. ok is false when no
-// single host runs them all, or images is empty.
-func (m Mode) HostFor(images []Build) (host Build, ok bool) {
-	for _, b := range images {
-		if b.Major > host.Major || (b.Major == host.Major && (b.Minor > host.Minor || (b.Minor == host.Minor && b.Number > host.Number))) {
-			host = b
-		}
-	}
-	if host.IsZero() {
-		return host, false
-	}
-	for _, b := range images {
-		if !m.Runs(host, b) {
-			return host, false
-		}
-	}
-	return host, true
-}

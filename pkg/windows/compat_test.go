@@ -78,34 +78,6 @@ func TestRunsMajorMinor(t *testing.T) {
 	}
 }
 
-func TestHostFor(t *testing.T) {
-	tests := []struct {
-		mode   Mode
-		images []uint32
-		want   uint32
-		ok     bool
-	}{
-		{ModeContainerd, []uint32{17763}, 17763, true},
-		{ModeContainerd, []uint32{17763, 17763}, 17763, true},
-		{ModeContainerd, []uint32{17763, 20348}, 20348, false},
-		{ModeContainerd, []uint32{20348, 26100}, 26100, true},
-		{ModeContainerd, []uint32{26100, 20348}, 26100, true},
-		{ModeExact, []uint32{20348, 26100}, 26100, false},
-		{ModeContainerd, []uint32{14393, 26100}, 26100, false},
-		{ModeContainerd, nil, 0, false},
-	}
-	for _, tt := range tests {
-		var builds []Build
-		for _, n := range tt.images {
-			builds = append(builds, build10(n))
-		}
-		host, ok := tt.mode.HostFor(builds)
-		if ok != tt.ok || (ok && host != build10(tt.want)) {
-			t.Errorf("%s.HostFor(%v) = %v, %v; want %v, %v", tt.mode, tt.images, host, ok, tt.want, tt.ok)
-		}
-	}
-}
-
 func TestParseMode(t *testing.T) {
 	for _, s := range []string{"containerd", "exact"} {
 		if m, err := ParseMode(s); err != nil || string(m) != s {

@@ -15,12 +15,21 @@ limitations under the License.
 */
 
 // Package windowsaware holds the scheduler plugins of the windows-aware
-// profile, a thin layer over the rules of package windows:
+// profile. The rules live in package windows (what an image needs, which
+// host runs it, windows.Mode.Fit); this package feeds them from pods and
+// nodes and keeps them off the per-node path:
 //
-//   - WindowsAware works out in PreFilter which OS and which Windows build a
-//     pod needs, rejects in Filter the nodes that cannot run it, and prefers
-//     in Score the node whose build is the closest match;
+//   - WindowsAware works out in PreFilter which OS and which Windows
+//     platforms a pod needs (requirements.go) and its verdict on each node
+//     class (nodeclasses.go: nodes alike in OS, architecture and build,
+//     classified once per node object from the node informer); Filter and
+//     Score look a node's class up and index the verdict, reading labels
+//     only for a node object the class table does not hold yet. For a
+//     Windows pod PreFilter also names the nodes that can run it
+//     (narrow.go).
 //   - OSTaintToleration takes the place of TaintToleration's Filter, letting
 //     a pod that WindowsAware matched to an OS tolerate that OS's taints
-//     (os=windows:NoSchedule) without a toleration of its own.
+//     (os=windows:NoSchedule) without a toleration of its own. It reads
+//     that match from WindowsAware's cycle state; without it, it is
+//     upstream TaintToleration.
 package windowsaware

@@ -26,6 +26,8 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/util"
+
+	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
 // EventsToRegister requeues a pod WindowsAware rejected only when a node is
@@ -70,14 +72,21 @@ func (pl *WindowsAware) isSchedulableAfterNodeChange(logger klog.Logger, pod *v1
 		// The pod contradicts itself; no node can change that.
 		return fwk.QueueSkip, nil
 	}
-	if pl.rejection(r, newNode) != nil {
+	if pl.fitsHost(r, newNode) != windows.Fits {
 		logger.V(5).Info("node still cannot run the pod's OS or build", "pod", klog.KObj(pod), "node", klog.KObj(newNode))
 		return fwk.QueueSkip, nil
 	}
-	if oldNode != nil && pl.rejection(r, oldNode) == nil {
+	if oldNode != nil && pl.fitsHost(r, oldNode) == windows.Fits {
 		logger.V(5).Info("node already ran the pod's OS and build", "pod", klog.KObj(pod), "node", klog.KObj(newNode))
 		return fwk.QueueSkip, nil
 	}
 	logger.V(5).Info("node now runs the pod's OS and build", "pod", klog.KObj(pod), "node", klog.KObj(newNode))
 	return fwk.Queue, nil
+}
+
+// fitsHost is the pod's verdict on a node, read from its labels: a hint
+// sees node objects the class table may not hold yet.
+func (pl *WindowsAware) fitsHost(r *requirements, node *v1.Node) windows.Fit {
+	host := hostOf(node)
+	return pl.mode.Fit(&r.need, &host)
 }

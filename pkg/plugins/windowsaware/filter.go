@@ -18,9 +18,7 @@ package windowsaware
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -35,17 +33,20 @@ const (
 	ErrReasonBuild          = "node(s) had an incompatible Windows build"
 	ErrReasonNoBuild        = "node(s) didn't report a Windows build"
 	ErrReasonMalformedBuild = "node(s) had a malformed Windows build label"
+	ErrReasonArch           = "node(s) didn't match the image's architecture"
 )
 
-// Each reason lives in a slice of its own, capped at its length, so that a
-// rejection costs one allocation (the Status) and nothing the framework
-// appends to a Status can write into it.
-var (
-	reasonsOS             = []string{ErrReasonOS}[:1:1]
-	reasonsBuild          = []string{ErrReasonBuild}[:1:1]
-	reasonsNoBuild        = []string{ErrReasonNoBuild}[:1:1]
-	reasonsMalformedBuild = []string{ErrReasonMalformedBuild}[:1:1]
-)
+// reasonsOf maps each verdict to its reason. Each reason lives in a slice
+// of its own, capped at its length, so that a rejection costs one
+// allocation (the Status) and nothing the framework appends to a Status
+// can write into it.
+var reasonsOf = [...][]string{
+	windows.WrongOS:        []string{ErrReasonOS}[:1:1],
+	windows.NoBuild:        []string{ErrReasonNoBuild}[:1:1],
+	windows.MalformedBuild: []string{ErrReasonMalformedBuild}[:1:1],
+	windows.WrongBuild:     []string{ErrReasonBuild}[:1:1],
+	windows.WrongArch:      []string{ErrReasonArch}[:1:1],
+}
 
 // preFilterStateKey is where PreFilter leaves a pod's requirements for
 // Filter, Score and OSTaintToleration.
@@ -54,22 +55,19 @@ const preFilterStateKey fwk.StateKey = "PreFilter" + Name
 // Clone returns the state itself: requirements never change once worked out.
 func (r *requirements) Clone() fwk.StateData { return r }
 
-// PreFilter works out what the pod needs of a node, once, and for a Windows
-// pod names the nodes that can run it (see narrow).
+// PreFilter works out what the pod needs of a node and its verdict on each
+// node class, once, and for a Windows pod names the nodes that can run it
+// (see narrow).
 func (pl *WindowsAware) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	r, err := pl.requirementsOf(pod)
 	if err != nil {
-		var conflict *conflictError
-		if errors.As(err, &conflict) {
-			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, conflict.msg)
-		}
-		return nil, fwk.AsStatus(err)
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}
 	if r.needsNothing() {
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
-	names, allTarget := pl.narrow(r, pod, nodes)
-	r.uniformScore = allTarget && !r.target.HasRevision
+	pl.judgeClasses(r, pl.classes.current())
+	names := pl.narrow(r, pod, nodes)
 	state.Write(preFilterStateKey, r)
 	if names != nil {
 		return &fwk.PreFilterResult{NodeNames: names}, nil
@@ -77,57 +75,65 @@ func (pl *WindowsAware) PreFilter(_ context.Context, state fwk.CycleState, pod *
 	return nil, nil
 }
 
+// judgeClasses works out the pod's verdict and raw score on every class of
+// t.
+func (pl *WindowsAware) judgeClasses(r *requirements, t *classTable) {
+	r.classes = t
+	r.fits = make([]windows.Fit, len(t.hosts))
+	for i := range t.hosts {
+		r.fits[i] = pl.mode.Fit(&r.need, &t.hosts[i])
+	}
+	if len(r.need.Images) == 0 {
+		return
+	}
+	r.scores = make([]int64, len(t.hosts))
+	for i := range t.hosts {
+		r.scores[i] = r.score(&t.hosts[i])
+	}
+}
+
+// fit is the pod's verdict on a node: its class's, or, for a node object
+// the class table does not hold yet, the verdict on its labels.
+func (pl *WindowsAware) fit(r *requirements, node *v1.Node) windows.Fit {
+	if c, ok := r.classes.class(node); ok {
+		return r.fits[c]
+	}
+	return pl.fitsHost(r, node)
+}
+
 // PreFilterExtensions returns nil: requirements do not depend on other pods.
 func (pl *WindowsAware) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
 
 // Filter rejects a node of the wrong OS, or whose build cannot run the
 // pod's images.
-func (pl *WindowsAware) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, nodeInfo fwk.NodeInfo) *fwk.Status {
-	r, err := readRequirements(state)
+func (pl *WindowsAware) Filter(_ context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) *fwk.Status {
+	r, status := pl.readOrWorkOut(state, pod)
+	if r == nil {
+		return status
+	}
+	if f := pl.fit(r, nodeInfo.Node()); f != windows.Fits {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, reasonsOf[f]...)
+	}
+	return nil
+}
+
+// readOrWorkOut returns the requirements PreFilter left, or, where PreFilter
+// did not run (a profile that enables the plugin at filter or score alone),
+// works them out here, as upstream NodeAffinity does. A nil result comes
+// with the status to return: nil when the pod needs nothing checked, a
+// rejection when it contradicts itself.
+func (pl *WindowsAware) readOrWorkOut(state fwk.CycleState, pod *v1.Pod) (*requirements, *fwk.Status) {
+	if r, err := readRequirements(state); err == nil {
+		return r, nil
+	}
+	r, err := pl.requirementsOf(pod)
 	if err != nil {
-		return fwk.AsStatus(err)
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}
-	if reasons := pl.rejection(r, nodeInfo.Node()); reasons != nil {
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, reasons...)
+	if r.needsNothing() {
+		return nil, nil
 	}
-	return nil
-}
-
-// rejection returns the reasons node cannot run a pod needing r, or nil. It
-// reads the OS first: most nodes a pod does not fit are of the other OS.
-func (pl *WindowsAware) rejection(r *requirements, node *v1.Node) []string {
-	if r.os != "" && !strings.EqualFold(nodeOS(node), r.os) {
-		return reasonsOS
-	}
-	if len(r.builds) == 0 {
-		return nil
-	}
-	b, state := nodeBuild(node)
-	return pl.buildRejection(r, b, state)
-}
-
-// rejectionOf is rejection on facts already read.
-func (pl *WindowsAware) rejectionOf(r *requirements, f *nodeFacts) []string {
-	if r.os != "" && !strings.EqualFold(f.os, r.os) {
-		return reasonsOS
-	}
-	if len(r.builds) == 0 {
-		return nil
-	}
-	return pl.buildRejection(r, f.build, f.state)
-}
-
-func (pl *WindowsAware) buildRejection(r *requirements, b windows.Build, state buildState) []string {
-	switch state {
-	case buildMissing:
-		return reasonsNoBuild
-	case buildMalformed:
-		return reasonsMalformedBuild
-	}
-	if !pl.runsAll(b, r.builds) {
-		return reasonsBuild
-	}
-	return nil
+	return r, nil
 }
 
 func readRequirements(state fwk.CycleState) (*requirements, error) {

@@ -17,115 +17,70 @@ limitations under the License.
 package windowsaware
 
 import (
-	"sync"
-
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	fwk "k8s.io/kube-scheduler/framework"
 	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
 
-	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/windows"
 )
-
-// A Windows pod fits a small share of a mixed cluster: a pool of 200 nodes
-// of its build among 5,000. Left alone, the scheduler runs every plugin's
-// Filter on every node to find them. Instead, PreFilter names the nodes that
-// can run the pod, and the scheduler filters those alone; the others are
-// reported as "node(s) didn't satisfy plugin(s) [WindowsAware]".
-//
-// Linux pods are not narrowed: they fit most nodes of a mixed cluster, and
-// the scheduler stops filtering once it has found enough feasible nodes.
-//
-// Nor is a pod that an earlier attempt left unschedulable: its next attempt
-// runs Filter on every node, so that its FailedScheduling event says of
-// every node why it does not fit (a malformed build label, the wrong build)
-// rather than lumping them together.
-
-// nodeFactsCache keeps the facts of the snapshot's nodes from one scheduling
-// cycle to the next, grouped into classes of nodes alike (the same OS and
-// build): a pod's verdict is worked out once per class, and a node costs a
-// pointer comparison and a slice lookup. An entry is valid for as long as
-// the scheduler's snapshot holds the same node object: the scheduler cache
-// replaces a node's object on every change, and the entry keeps the old
-// object alive, so its address cannot be reused by a newer one.
-type nodeFactsCache struct {
-	mu      sync.Mutex
-	entries []cachedNode      // by position in the snapshot's node list
-	classes []nodeFacts       // the distinct facts seen
-	classOf map[nodeFacts]int // index into classes
-	fits    []bool            // scratch: the verdict of each class for one pod
-	fitting []int             // scratch: positions of the nodes that fit
-}
-
-type cachedNode struct {
-	node  *v1.Node
-	class int
-}
-
-// maxClasses bounds the cache when labels vary wildly; past it the cache
-// starts over.
-const maxClasses = 1024
 
 // narrow returns the names of the nodes of the snapshot that can run a pod
 // needing r, or nil when narrowing would not pay or would hide reasons: for
 // a pod that is not a Windows pod, for a pod an earlier attempt left
 // unschedulable, when more than half of the nodes fit, or when none does.
-// It also tells whether every node that fits has the pod's target build, in
-// which case Score would rank them all alike.
-func (pl *WindowsAware) narrow(r *requirements, pod *v1.Pod, nodes []fwk.NodeInfo) (names sets.Set[string], allTarget bool) {
-	if r.os != config.OSWindows || len(nodes) == 0 || wasUnschedulable(pod) {
-		return nil, false
+// For a pod that Score would rank, it also sets r.uniformScore when every
+// node that fits scores alike, so that PreScore can skip scoring.
+//
+// A Windows pod fits a small share of a mixed cluster: a pool of 200 nodes
+// of its build among 5,000. Left alone, the scheduler runs every plugin's
+// Filter on every node to find them. Named, the scheduler filters those
+// alone; the others are reported as "node(s) didn't satisfy plugin(s)
+// [WindowsAware]". Linux pods are not narrowed: they fit most nodes of a
+// mixed cluster, and the scheduler stops filtering once it has found
+// enough feasible nodes. Nor is a pod that an earlier attempt left
+// unschedulable: its next attempt runs Filter on every node, so that its
+// FailedScheduling event says of every node why it does not fit.
+func (pl *WindowsAware) narrow(r *requirements, pod *v1.Pod, nodes []fwk.NodeInfo) sets.Set[string] {
+	scored := len(r.need.Images) > 0
+	narrowing := r.need.OS == windows.OSWindows && !wasUnschedulable(pod)
+	if len(nodes) == 0 || (!scored && !narrowing) {
+		return nil
 	}
-	c := &pl.nodeFacts
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.entries) != len(nodes) || len(c.classes) > maxClasses {
-		c.reset(len(nodes))
-	}
-	c.fits = c.fits[:0]
-	for i := range c.classes {
-		c.fits = append(c.fits, pl.rejectionOf(r, &c.classes[i]) == nil)
-	}
-	c.fitting = c.fitting[:0]
-	allTarget = true
+	fitting := make([]int32, 0, len(nodes)/4)
+	uniform, first := !r.target.HasRevision, int64(-1)
 	for i, ni := range nodes {
-		e := &c.entries[i]
-		if node := ni.Node(); e.node != node {
-			e.node, e.class = node, c.classFor(factsOf(node))
-			if e.class == len(c.fits) {
-				c.fits = append(c.fits, pl.rejectionOf(r, &c.classes[e.class]) == nil)
-			}
+		node := ni.Node()
+		c, known := r.classes.class(node)
+		var fit windows.Fit
+		var score int64
+		switch {
+		case known && scored:
+			fit, score = r.fits[c], r.scores[c]
+		case known:
+			fit = r.fits[c]
+		default:
+			host := hostOf(node)
+			fit, score = pl.mode.Fit(&r.need, &host), r.score(&host)
 		}
-		if c.fits[e.class] {
-			c.fitting = append(c.fitting, i)
-			allTarget = allTarget && c.classes[e.class].build == r.target.Build
+		if fit != windows.Fits {
+			continue
 		}
+		fitting = append(fitting, int32(i))
+		if first >= 0 && score != first {
+			uniform = false
+		}
+		first = score
 	}
-	if len(c.fitting) == 0 || 2*len(c.fitting) > len(nodes) {
-		return nil, false
+	r.uniformScore = scored && uniform
+	if !narrowing || len(fitting) == 0 || 2*len(fitting) > len(nodes) {
+		return nil
 	}
-	names = make(sets.Set[string], len(c.fitting))
-	for _, i := range c.fitting {
+	names := make(sets.Set[string], len(fitting))
+	for _, i := range fitting {
 		names.Insert(nodes[i].Node().Name)
 	}
-	return names, allTarget
-}
-
-func (c *nodeFactsCache) reset(n int) {
-	c.entries = make([]cachedNode, n)
-	c.classes = c.classes[:0]
-	c.classOf = map[nodeFacts]int{}
-	c.fits = c.fits[:0]
-}
-
-// classFor returns the class of facts, adding one if they are new.
-func (c *nodeFactsCache) classFor(f nodeFacts) int {
-	if i, ok := c.classOf[f]; ok {
-		return i
-	}
-	c.classes = append(c.classes, f)
-	c.classOf[f] = len(c.classes) - 1
-	return len(c.classes) - 1
+	return names
 }
 
 // wasUnschedulable reports whether an earlier scheduling attempt marked the

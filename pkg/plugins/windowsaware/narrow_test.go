@@ -82,43 +82,6 @@ func TestPreFilterNarrowsWindowsPods(t *testing.T) {
 	}
 }
 
-// TestNarrowSeesNodeChanges: the facts cached between cycles follow the
-// snapshot's node objects.
-func TestNarrowSeesNodeChanges(t *testing.T) {
-	pl, _ := newWindowsAware(defaultArgs())
-	nodes := mixedCluster()
-	infos := func() []fwk.NodeInfo {
-		var out []fwk.NodeInfo
-		for _, n := range nodes {
-			out = append(out, nodeInfo(n))
-		}
-		return out
-	}
-	p := pod(img2019).Obj()
-	r, err := pl.requirementsOf(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := first(pl.narrow(r, p, infos()))
-	if before.Has("win-banana") {
-		t.Fatal("a malformed label fits")
-	}
-	i := slices.IndexFunc(nodes, func(n *v1.Node) bool { return n.Name == "win-banana" })
-	fixed := nodes[i].DeepCopy()
-	fixed.Labels[LabelWindowsBuild] = "10.0.17763"
-	nodes[i] = fixed
-	if after := first(pl.narrow(r, p, infos())); !after.Has("win-banana") {
-		t.Errorf("the corrected label is not seen: %v", sets.List(after))
-	}
-	// A node removed shifts every position after it.
-	nodes = slices.Delete(nodes, 0, 3)
-	if got := first(pl.narrow(r, p, infos())); !got.Has("win2019") || got.Has("win2016") {
-		t.Errorf("after removing nodes: %v", sets.List(got))
-	}
-}
-
-func first[A, B any](a A, _ B) A { return a }
-
 // TestScoreSkippedWhenEveryNodeHasTheTargetBuild: PreScore skips a pod whose
 // fitting nodes are all of its own build, unless a revision is asked for.
 func TestScoreSkippedWhenEveryNodeHasTheTargetBuild(t *testing.T) {

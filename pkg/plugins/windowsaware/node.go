@@ -33,63 +33,38 @@ func nodeOS(node *v1.Node) string {
 	return node.Labels[labelOSBeta]
 }
 
-// nodeFacts is what WindowsAware's Filter reads of a node: its OS and its
-// build. It is comparable, so that nodes alike share one verdict (see
-// narrow).
-type nodeFacts struct {
-	os    string
-	build windows.Build
-	state buildState
+// hostOf reads what a node offers a pod from its labels and kernel version.
+// It is the one place that reads a node: the node class table calls it once
+// per node object, and Filter and Score only for a node the table does not
+// hold yet. It does not allocate.
+func hostOf(node *v1.Node) windows.Host {
+	h := windows.Host{OS: nodeOS(node), Arch: node.Labels[v1.LabelArchStable]}
+	h.Version, h.State = nodeVersion(node)
+	return h
 }
 
-// factsOf reads a node's facts. It does not allocate.
-func factsOf(node *v1.Node) nodeFacts {
-	f := nodeFacts{os: nodeOS(node)}
-	f.build, f.state = nodeBuild(node)
-	return f
-}
-
-// buildState says how a node reports its Windows build.
-type buildState int
-
-const (
-	buildKnown     buildState = iota
-	buildMissing              // neither the label nor a Windows kernel version
-	buildMalformed            // a label that is not Major.Minor.Build
-)
-
-// nodeBuild reads a node's Windows build from the
+// nodeVersion reads a node's Windows build from the
 // node.kubernetes.io/windows-build label, else from the first three parts of
-// status.nodeInfo.kernelVersion. It does not allocate, and parses the kernel
-// version only where the label is missing: Filter calls it for every node.
-func nodeBuild(node *v1.Node) (windows.Build, buildState) {
+// status.nodeInfo.kernelVersion, with the revision the kernel version shows
+// when it is of the same build.
+func nodeVersion(node *v1.Node) (windows.Version, windows.BuildState) {
+	kernel, kernelOK := windows.ParseKernelVersion(node.Status.NodeInfo.KernelVersion)
 	label, hasLabel := node.Labels[LabelWindowsBuild]
 	if !hasLabel {
-		kernel, ok := windows.ParseKernelVersion(node.Status.NodeInfo.KernelVersion)
-		if !ok {
-			return windows.Build{}, buildMissing
+		if !kernelOK {
+			return windows.Version{}, windows.BuildMissing
 		}
-		return kernel.Build, buildKnown
+		return kernel, windows.BuildKnown
 	}
 	b, ok := windows.ParseBuild(label)
 	if !ok {
 		// A label the kubelet never writes: someone set it by hand. Trust
 		// neither it nor a fallback, and say so.
-		return windows.Build{}, buildMalformed
+		return windows.Version{}, windows.BuildMalformed
 	}
-	return b, buildKnown
-}
-
-// nodeVersion is nodeBuild with the revision from the kernel version, when
-// that is of the same build: what Score compares.
-func nodeVersion(node *v1.Node) (windows.Version, buildState) {
-	b, state := nodeBuild(node)
 	v := windows.Version{Build: b}
-	if state != buildKnown {
-		return v, state
-	}
-	if kernel, ok := windows.ParseKernelVersion(node.Status.NodeInfo.KernelVersion); ok && kernel.Build == b {
+	if kernelOK && kernel.Build == b {
 		v.Revision, v.HasRevision = kernel.Revision, kernel.HasRevision
 	}
-	return v, buildKnown
+	return v, windows.BuildKnown
 }

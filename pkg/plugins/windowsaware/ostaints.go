@@ -95,6 +95,11 @@ func (pl *OSTaintToleration) Filter(ctx context.Context, state fwk.CycleState, p
 	if len(node.Spec.Taints) == 0 {
 		return nil
 	}
+	// The OS a pod was matched to is WindowsAware's decision, left in the
+	// cycle state by its PreFilter. Where there is none (WindowsAware is
+	// not in the profile, or the pod needs nothing of it), the pod gets no
+	// implicit toleration and this is upstream TaintToleration: without
+	// that decision, no OS taint can be known to be the pod's own.
 	var implicit *osToleration
 	if r, err := readRequirements(state); err == nil {
 		implicit = r.osToleration

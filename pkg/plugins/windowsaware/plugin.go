@@ -34,10 +34,13 @@ const Name = "WindowsAware"
 
 // WindowsAware places pods by OS and Windows build.
 type WindowsAware struct {
-	args      config.WindowsAwareArgs
-	images    *imageCache
-	mode      windows.Mode
-	nodeFacts nodeFactsCache
+	args    config.WindowsAwareArgs
+	images  *imageCache
+	mode    windows.Mode
+	classes *nodeClasses
+	// classesSynced reports whether the class table's informer handler
+	// has been handed every node listed at start.
+	classesSynced func() bool
 }
 
 var (
@@ -54,12 +57,34 @@ func (pl *WindowsAware) Name() string { return Name }
 
 // New builds the plugin from its args. Invalid args fail here, so the
 // scheduler stops at start with an error that names the field.
-func New(_ context.Context, obj runtime.Object, _ fwk.Handle) (fwk.Plugin, error) {
+func New(_ context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 	args, err := decodeArgs(obj)
 	if err != nil {
 		return nil, err
 	}
-	return newWindowsAware(args)
+	pl, err := newWindowsAware(args)
+	if err != nil {
+		return nil, err
+	}
+	if h != nil && h.SharedInformerFactory() != nil {
+		// The scheduler's own node informer: its objects are the ones the
+		// snapshot holds, which the class table is keyed by.
+		informer := h.SharedInformerFactory().Core().V1().Nodes().Informer()
+		reg, err := informer.AddEventHandler(pl.classes.handler())
+		if err != nil {
+			return nil, fmt.Errorf("watching nodes: %w", err)
+		}
+		pl.classesSynced = reg.HasSynced
+	}
+	return pl, nil
+}
+
+// HasSynced reports whether the node class table has been told of every
+// node the scheduler's informer listed at start. Until then Filter and
+// Score read the labels of the nodes the table does not hold: slower, and
+// just as right.
+func (pl *WindowsAware) HasSynced() bool {
+	return pl.classesSynced != nil && pl.classesSynced()
 }
 
 func newWindowsAware(args *config.WindowsAwareArgs) (*WindowsAware, error) {
@@ -76,7 +101,7 @@ func newWindowsAware(args *config.WindowsAwareArgs) (*WindowsAware, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compatibilityMode: %w", err)
 	}
-	return &WindowsAware{args: *args, images: newImageCache(catalog), mode: mode}, nil
+	return &WindowsAware{args: *args, images: newImageCache(catalog), mode: mode, classes: newNodeClasses()}, nil
 }
 
 // decodeArgs accepts the internal args the scheduler's configuration

@@ -30,17 +30,14 @@ import (
 )
 
 // requirements is what a pod needs of a node, worked out once per
-// scheduling cycle in PreFilter so that Filter and Score only compare.
+// scheduling cycle in PreFilter so that Filter and Score only look up.
+// Nothing in it changes once PreFilter has written it.
 type requirements struct {
-	// os is the OS the pod must run on ("linux" or "windows"), or "" when
-	// it may run anywhere.
-	os string
-	// builds are the distinct Windows builds the pod's images need; a
-	// node's build must run every one. Empty for HostProcess pods and for
-	// images that name no build.
-	builds []windows.Build
-	// target is the newest of builds, the one an exact match equals, with
-	// the revision a 10.0.<build>.<revision> tag named.
+	// need is the OS and the platforms of the images that constrain the
+	// node's build: what windows.Mode.Fit judges a node by.
+	need windows.Need
+	// target is the build an exact match equals (the newest build the
+	// images need), with the revision a 10.0.<build>.<revision> tag named.
 	target windows.Version
 	// osToleration is the OS taint toleration the pod gets on nodes of its
 	// OS, or nil.
@@ -48,10 +45,16 @@ type requirements struct {
 	// uniformScore is set when every node that fits has the target build
 	// and no revision is asked for: Score would rank them all alike.
 	uniformScore bool
+	// classes are the node classes known when PreFilter ran, and fits and
+	// scores the pod's verdict and raw score for each: Filter and Score
+	// find a node's class and index these. Nil when PreFilter did not run.
+	classes *classTable
+	fits    []windows.Fit
+	scores  []int64
 }
 
 // needsNothing reports whether WindowsAware has nothing to check for the pod.
-func (r *requirements) needsNothing() bool { return r.os == "" && len(r.builds) == 0 }
+func (r *requirements) needsNothing() bool { return r.need.OS == "" && len(r.need.Images) == 0 }
 
 // imageBuild is one image of the pod that names a Windows build.
 type imageBuild struct {
@@ -123,42 +126,45 @@ func (pl *WindowsAware) requirementsOf(pod *v1.Pod) (*requirements, error) {
 	r := &requirements{}
 	switch {
 	case pod.Spec.OS != nil:
-		r.os = strings.ToLower(string(pod.Spec.OS.Name))
+		r.need.OS = strings.ToLower(string(pod.Spec.OS.Name))
 	case len(windowsImages) > 0 || hostProcess:
-		r.os = config.OSWindows
+		r.need.OS = windows.OSWindows
 	default:
-		r.os = pl.defaultOSOf(pod)
+		r.need.OS = pl.defaultOSOf(pod)
 	}
 
-	if r.os != "" && pl.args.OSTaints.Tolerate {
-		r.osToleration = &osToleration{os: r.os, taints: &pl.args.OSTaints}
+	if r.need.OS != "" && pl.args.OSTaints.Tolerate {
+		r.osToleration = &osToleration{os: r.need.OS, taints: &pl.args.OSTaints}
 	}
 
-	if r.os == config.OSLinux && len(windowsImages) > 0 {
+	if r.need.OS == windows.OSLinux && len(windowsImages) > 0 {
 		return nil, conflictf("pod sets .spec.os.name linux but image %q is a Windows image%s",
 			windowsImages[0].image, describeBuild(windowsImages[0].version))
 	}
-	if err := pl.checkOSSelector(pod, r.os); err != nil {
+	if err := pl.checkOSSelector(pod, r.need.OS); err != nil {
 		return nil, err
 	}
-	if r.os != config.OSWindows || hostProcess {
+	if r.need.OS != windows.OSWindows || hostProcess {
 		return r, nil
 	}
 
 	var pinned []imageBuild
+	var builds []windows.Build
 	for _, ib := range windowsImages {
 		if ib.version.IsZero() {
 			continue
 		}
 		pinned = append(pinned, ib)
-		if !slices.Contains(r.builds, ib.version.Build) {
-			r.builds = append(r.builds, ib.version.Build)
+		if slices.Contains(builds, ib.version.Build) {
+			continue
 		}
+		builds = append(builds, ib.version.Build)
+		r.need.Images = append(r.need.Images, []windows.Platform{{OS: windows.OSWindows, Version: windows.Version{Build: ib.version.Build}}})
 	}
-	if len(r.builds) == 0 {
+	if len(r.need.Images) == 0 {
 		return r, nil
 	}
-	host, ok := pl.mode.HostFor(r.builds)
+	host, ok := pl.mode.SomeHostRuns(r.need.Images, "")
 	if !ok {
 		return nil, conflictf("the pod's images need Windows builds that no single host runs (%s compatibility): %s",
 			pl.mode, describeImages(pinned))
@@ -170,7 +176,7 @@ func (pl *WindowsAware) requirementsOf(pod *v1.Pod) (*requirements, error) {
 			break
 		}
 	}
-	if err := pl.checkBuildSelector(pod, r.builds, pinned); err != nil {
+	if err := pl.checkBuildSelector(pod, &r.need, pinned); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -21,6 +21,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
 // Raw scores, before NormalizeScore maps them onto 0-100: an exact build
@@ -34,30 +36,44 @@ const (
 // PreScore skips pods that Score would rank every node alike for: those
 // that need no particular build, and those whose nodes all have the target
 // build with no revision asked for (PreFilter saw them).
-func (pl *WindowsAware) PreScore(_ context.Context, state fwk.CycleState, _ *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
-	r, err := readRequirements(state)
-	if err != nil || len(r.builds) == 0 || r.uniformScore {
+func (pl *WindowsAware) PreScore(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
+	r, status := pl.readOrWorkOut(state, pod)
+	if r == nil {
+		if status.IsSuccess() {
+			return fwk.NewStatus(fwk.Skip)
+		}
+		return status
+	}
+	if len(r.need.Images) == 0 || r.uniformScore {
 		return fwk.NewStatus(fwk.Skip)
 	}
 	return nil
 }
 
-// Score ranks a feasible node by how closely its build matches the pod's.
-func (pl *WindowsAware) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
-	r, err := readRequirements(state)
-	if err != nil {
-		return 0, fwk.AsStatus(err)
+// Score ranks a feasible node by how closely its build matches the pod's:
+// its class's score, or, for a node object the class table does not hold
+// yet, the score of its labels.
+func (pl *WindowsAware) Score(_ context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
+	r, status := pl.readOrWorkOut(state, pod)
+	if r == nil {
+		return 0, status
 	}
-	return buildScore(r, nodeInfo.Node()), nil
+	node := nodeInfo.Node()
+	if c, ok := r.classes.class(node); ok && r.scores != nil {
+		return r.scores[c], nil
+	}
+	host := hostOf(node)
+	return r.score(&host), nil
 }
 
-func buildScore(r *requirements, node *v1.Node) int64 {
-	v, st := nodeVersion(node)
-	if st != buildKnown || v.Build != r.target.Build {
+// score is the raw score of a host: an exact build, then the closeness of
+// its revision to the one a tag named.
+func (r *requirements) score(host *windows.Host) int64 {
+	if !r.need.Exact(host) {
 		return 0
 	}
 	score := int64(exactBuild)
-	if r.target.HasRevision && v.HasRevision {
+	if v := host.Version; r.target.HasRevision && v.HasRevision && v.Build == r.target.Build {
 		d := int64(v.Revision) - int64(r.target.Revision)
 		if d < 0 {
 			d = -d

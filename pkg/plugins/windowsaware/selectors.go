@@ -92,25 +92,19 @@ func (pl *WindowsAware) checkOSSelector(pod *v1.Pod, os string) error {
 
 // checkBuildSelector rejects a pod whose selectors pin
 // node.kubernetes.io/windows-build to builds that cannot run its images.
-func (pl *WindowsAware) checkBuildSelector(pod *v1.Pod, builds []windows.Build, images []imageBuild) error {
+func (pl *WindowsAware) checkBuildSelector(pod *v1.Pod, need *windows.Need, images []imageBuild) error {
 	values, pinned := pinnedValues(pod, LabelWindowsBuild)
 	if !pinned {
 		return nil
 	}
 	for _, v := range values {
-		if host, ok := windows.ParseBuild(v); ok && pl.runsAll(host, builds) {
-			return nil
+		if b, ok := windows.ParseBuild(v); ok {
+			host := windows.Host{OS: windows.OSWindows, Version: windows.Version{Build: b}}
+			if pl.mode.Fit(need, &host) == windows.Fits {
+				return nil
+			}
 		}
 	}
 	return conflictf("%s requires %s in %v, but %s, which no build there runs (%s compatibility)",
 		selectorSource(pod), LabelWindowsBuild, values, describeImages(images), pl.mode)
-}
-
-func (pl *WindowsAware) runsAll(host windows.Build, builds []windows.Build) bool {
-	for _, b := range builds {
-		if !pl.mode.Runs(host, b) {
-			return false
-		}
-	}
-	return true
 }

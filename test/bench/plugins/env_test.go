@@ -31,6 +31,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	schedulerapi "k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -206,7 +209,13 @@ func newEnv(n int) (*env, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(quietContext(context.Background()))
-	e := &env{n: n, nodes: synthetic.Nodes(n), cancel: cancel, toScore: numFeasibleNodesToFind(n)}
+	e := &env{n: n, cancel: cancel, toScore: numFeasibleNodesToFind(n)}
+	factory, nodes, err := informedNodes(ctx, synthetic.Nodes(n))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	e.nodes = nodes
 	snapshot := cache.NewSnapshot(nil, e.nodes)
 	e.snapshot = snapshot
 	if e.infos, err = snapshot.NodeInfos().List(); err != nil {
@@ -218,11 +227,15 @@ func newEnv(n int) (*env, error) {
 		// One goroutine: the benchmarks measure CPU per pod, not the
 		// parallelizer.
 		frameworkruntime.WithParallelism(1),
+		frameworkruntime.WithInformerFactory(factory),
 	}
 	fts := plfeature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
 
+	var wa *windowsaware.WindowsAware
 	waFactory := func(ctx context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-		return windowsaware.New(ctx, s.args, h)
+		p, err := windowsaware.New(ctx, s.args, h)
+		wa, _ = p.(*windowsaware.WindowsAware)
+		return p, err
 	}
 	e.wa, err = newApproach(ctx, synthetic.ProfileWindowsAware, opts,
 		tf.RegisterPluginAsExtensionsWithWeight(windowsaware.Name, s.weight, waFactory, "PreFilter", "Filter", "PreScore", "Score"),
@@ -231,6 +244,12 @@ func newEnv(n int) (*env, error) {
 	if err != nil {
 		cancel()
 		return nil, err
+	}
+	// As in the scheduler, WindowsAware classifies each node once, when
+	// the node informer hands it over; measure the steady state.
+	if !toolscache.WaitForCacheSync(ctx.Done(), wa.HasSynced) {
+		cancel()
+		return nil, fmt.Errorf("the node class table never synced")
 	}
 	// Stock: the plugins that read what the user wrote, in the default
 	// profile's filter order (TaintToleration, then NodeAffinity) and
@@ -255,6 +274,34 @@ func newEnv(n int) (*env, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// informedNodes serves nodes through a node informer, as the scheduler
+// receives them, and returns the informer's own objects in the order of
+// nodes: the scheduler's snapshot holds the objects its informer delivers,
+// and WindowsAware keys its node classes by them.
+func informedNodes(ctx context.Context, nodes []*v1.Node) (informers.SharedInformerFactory, []*v1.Node, error) {
+	objects := make([]runtime.Object, len(nodes))
+	for i, n := range nodes {
+		objects[i] = n
+	}
+	factory := informers.NewSharedInformerFactory(fake.NewClientset(objects...), 0)
+	lister := factory.Core().V1().Nodes().Lister()
+	factory.Start(ctx.Done())
+	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return nil, nil, fmt.Errorf("informer for %v never synced", typ)
+		}
+	}
+	informed := make([]*v1.Node, len(nodes))
+	for i, n := range nodes {
+		got, err := lister.Get(n.Name)
+		if err != nil {
+			return nil, nil, err
+		}
+		informed[i] = got
+	}
+	return factory, informed, nil
 }
 
 // noop is a plugin that passes every node and scores them all alike.
