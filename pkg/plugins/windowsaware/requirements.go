@@ -39,6 +39,11 @@ type requirements struct {
 	// target is the build an exact match equals (the newest build the
 	// images need), with the revision a 10.0.<build>.<revision> tag named.
 	target windows.Version
+	// osSource says where need.OS came from; images says, for every image
+	// of the pod, what it needs and where that came from. Both are for
+	// the people reading a decision (explain, events), not for Filter.
+	osSource Source
+	images   []imageNeed
 	// osToleration is the OS taint toleration the pod gets on nodes of its
 	// OS, or nil.
 	osToleration *osToleration
@@ -56,10 +61,63 @@ type requirements struct {
 // needsNothing reports whether WindowsAware has nothing to check for the pod.
 func (r *requirements) needsNothing() bool { return r.need.OS == "" && len(r.need.Images) == 0 }
 
-// imageBuild is one image of the pod that names a Windows build.
-type imageBuild struct {
-	image   string
+// Source says where a decision came from.
+type Source string
+
+const (
+	// SourceSpec: the pod's .spec.os.name.
+	SourceSpec Source = "spec"
+	// SourceTag: an image reference's tag (or a mcr.microsoft.com/windows
+	// repository).
+	SourceTag Source = "tag"
+	// SourceRegistry: the platforms the image's registry lists.
+	SourceRegistry Source = "registry"
+	// SourceHostProcess: a HostProcess pod runs on a Windows host.
+	SourceHostProcess Source = "hostProcess"
+	// SourceSelector: a required node selector or affinity of the pod
+	// (with its RuntimeClass's merged in) pins kubernetes.io/os.
+	SourceSelector Source = "selector"
+	// SourceDefault: the defaultOS of the plugin's args.
+	SourceDefault Source = "default"
+)
+
+// imageNeed is what one image of the pod needs of a host.
+type imageNeed struct {
+	image string
+	// windows is set when the image is known to be a Windows image.
+	windows bool
+	// platforms are the platforms the image comes in, where known: one
+	// Windows platform for a tag that names a build, every entry of its
+	// index for an image resolved from its registry. Nil when nothing is
+	// known beyond windows.
+	platforms []windows.Platform
+	// version is the build and revision a tag names, zero otherwise.
 	version windows.Version
+	source  Source
+}
+
+// oses returns the OSes the image's platforms cover, when they are known.
+func (in *imageNeed) oses() (linux, win bool) {
+	for _, p := range in.platforms {
+		switch strings.ToLower(p.OS) {
+		case windows.OSLinux:
+			linux = true
+		case windows.OSWindows:
+			win = true
+		}
+	}
+	return linux, win
+}
+
+// namesBuilds reports whether some Windows platform of the image names a
+// build: only such an image narrows the Windows hosts that run it.
+func (in *imageNeed) namesBuilds() bool {
+	for _, p := range in.platforms {
+		if strings.EqualFold(p.OS, windows.OSWindows) && !p.Version.IsZero() {
+			return true
+		}
+	}
+	return false
 }
 
 // podImages lists the images of the pod's containers and init containers:
@@ -105,41 +163,38 @@ func conflictf(format string, args ...any) error {
 // requirementsOf works out what pod needs of a node. The error, always a
 // *conflictError, names the images and builds that contradict each other.
 func (pl *WindowsAware) requirementsOf(pod *v1.Pod) (*requirements, error) {
-	var windowsImages []imageBuild // images whose reference shows Windows
+	r := &requirements{}
 	for _, ref := range podImages(pod) {
-		img, err := pl.images.imageOf(ref)
+		in, ok, err := pl.imageNeedOf(ref)
 		if err != nil {
-			var conflicting *windows.ConflictingTagError
-			if errors.As(err, &conflicting) {
-				return nil, conflictf("%v", err)
-			}
-			// A reference that does not parse is the kubelet's to report
-			// (InvalidImageName); it says nothing about the node.
-			continue
+			return nil, err
 		}
-		if img.Windows {
-			windowsImages = append(windowsImages, imageBuild{image: ref, version: img.Version})
+		if ok {
+			r.images = append(r.images, in)
 		}
 	}
 
 	hostProcess := isHostProcess(pod)
-	r := &requirements{}
+	firstWindows := slices.IndexFunc(r.images, func(in imageNeed) bool { return in.windows })
 	switch {
 	case pod.Spec.OS != nil:
-		r.need.OS = strings.ToLower(string(pod.Spec.OS.Name))
-	case len(windowsImages) > 0 || hostProcess:
-		r.need.OS = windows.OSWindows
+		r.need.OS, r.osSource = strings.ToLower(string(pod.Spec.OS.Name)), SourceSpec
+	case firstWindows >= 0:
+		r.need.OS, r.osSource = windows.OSWindows, r.images[firstWindows].source
+	case hostProcess:
+		r.need.OS, r.osSource = windows.OSWindows, SourceHostProcess
 	default:
-		r.need.OS = pl.defaultOSOf(pod)
+		r.need.OS, r.osSource = pl.defaultOSOf(pod)
 	}
 
 	if r.need.OS != "" && pl.args.OSTaints.Tolerate {
 		r.osToleration = &osToleration{os: r.need.OS, taints: &pl.args.OSTaints}
 	}
 
-	if r.need.OS == windows.OSLinux && len(windowsImages) > 0 {
+	if r.need.OS == windows.OSLinux && firstWindows >= 0 {
+		in := r.images[firstWindows]
 		return nil, conflictf("pod sets .spec.os.name linux but image %q is a Windows image%s",
-			windowsImages[0].image, describeBuild(windowsImages[0].version))
+			in.image, describeBuild(in.version))
 	}
 	if err := pl.checkOSSelector(pod, r.need.OS); err != nil {
 		return nil, err
@@ -148,18 +203,15 @@ func (pl *WindowsAware) requirementsOf(pod *v1.Pod) (*requirements, error) {
 		return r, nil
 	}
 
-	var pinned []imageBuild
-	var builds []windows.Build
-	for _, ib := range windowsImages {
-		if ib.version.IsZero() {
+	var pinned []imageNeed
+	for _, in := range r.images {
+		if !in.namesBuilds() {
 			continue
 		}
-		pinned = append(pinned, ib)
-		if slices.Contains(builds, ib.version.Build) {
-			continue
+		pinned = append(pinned, in)
+		if !slices.ContainsFunc(r.need.Images, func(p []windows.Platform) bool { return slices.Equal(p, in.platforms) }) {
+			r.need.Images = append(r.need.Images, in.platforms)
 		}
-		builds = append(builds, ib.version.Build)
-		r.need.Images = append(r.need.Images, []windows.Platform{{OS: windows.OSWindows, Version: windows.Version{Build: ib.version.Build}}})
 	}
 	if len(r.need.Images) == 0 {
 		return r, nil
@@ -170,9 +222,9 @@ func (pl *WindowsAware) requirementsOf(pod *v1.Pod) (*requirements, error) {
 			pl.mode, describeImages(pinned))
 	}
 	r.target = windows.Version{Build: host}
-	for _, ib := range pinned {
-		if ib.version.Build == host && ib.version.HasRevision {
-			r.target = ib.version
+	for _, in := range pinned {
+		if in.version.Build == host && in.version.HasRevision {
+			r.target = in.version
 			break
 		}
 	}
@@ -182,25 +234,48 @@ func (pl *WindowsAware) requirementsOf(pod *v1.Pod) (*requirements, error) {
 	return r, nil
 }
 
+// imageNeedOf reads what one image reference needs. ok is false for an
+// image that needs nothing of a host that this plugin knows of, and for a
+// reference that does not parse, which is the kubelet's to report
+// (InvalidImageName).
+func (pl *WindowsAware) imageNeedOf(ref string) (imageNeed, bool, error) {
+	img, err := pl.images.imageOf(ref)
+	if err != nil {
+		var conflicting *windows.ConflictingTagError
+		if errors.As(err, &conflicting) {
+			return imageNeed{}, false, conflictf("%v", err)
+		}
+		return imageNeed{}, false, nil
+	}
+	if !img.Windows {
+		return imageNeed{}, false, nil
+	}
+	in := imageNeed{image: ref, windows: true, version: img.Version, source: SourceTag}
+	if !img.Version.IsZero() {
+		in.platforms = []windows.Platform{{OS: windows.OSWindows, Version: windows.Version{Build: img.Version.Build}}}
+	}
+	return in, true, nil
+}
+
 // defaultOSOf is the OS of a pod with no OS of its own: the one its node
 // selector or affinity pins, so that a pod the user already placed by hand
 // keeps its placement, else the configured default.
-func (pl *WindowsAware) defaultOSOf(pod *v1.Pod) string {
+func (pl *WindowsAware) defaultOSOf(pod *v1.Pod) (string, Source) {
 	if values, pinned := pinnedValues(pod, v1.LabelOSStable); pinned {
 		os := ""
 		for _, v := range values {
 			v = strings.ToLower(v)
 			if os != "" && v != os {
-				return "" // several OSes allowed: leave it to NodeAffinity
+				return "", SourceSelector // several OSes allowed: leave it to NodeAffinity
 			}
 			os = v
 		}
-		return os
+		return os, SourceSelector
 	}
 	if pl.args.DefaultOS == config.OSAny {
-		return ""
+		return "", SourceDefault
 	}
-	return pl.args.DefaultOS
+	return pl.args.DefaultOS, SourceDefault
 }
 
 func describeBuild(v windows.Version) string {
@@ -210,10 +285,25 @@ func describeBuild(v windows.Version) string {
 	return fmt.Sprintf(" (build %s)", v.Build)
 }
 
-func describeImages(images []imageBuild) string {
+func describeImages(images []imageNeed) string {
 	parts := make([]string, len(images))
-	for i, ib := range images {
-		parts[i] = fmt.Sprintf("image %q needs %s", ib.image, ib.version.Build)
+	for i, in := range images {
+		parts[i] = fmt.Sprintf("image %q needs %s", in.image, describeBuilds(in.platforms))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// describeBuilds names the Windows builds of platforms: "10.0.17763", or
+// "one of 10.0.17763, 10.0.20348" for a list.
+func describeBuilds(platforms []windows.Platform) string {
+	var builds []string
+	for _, p := range platforms {
+		if strings.EqualFold(p.OS, windows.OSWindows) && !p.Version.IsZero() && !slices.Contains(builds, p.Version.Build.String()) {
+			builds = append(builds, p.Version.Build.String())
+		}
+	}
+	if len(builds) == 1 {
+		return builds[0]
+	}
+	return "one of " + strings.Join(builds, ", ")
 }

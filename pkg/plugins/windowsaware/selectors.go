@@ -92,7 +92,7 @@ func (pl *WindowsAware) checkOSSelector(pod *v1.Pod, os string) error {
 
 // checkBuildSelector rejects a pod whose selectors pin
 // node.kubernetes.io/windows-build to builds that cannot run its images.
-func (pl *WindowsAware) checkBuildSelector(pod *v1.Pod, need *windows.Need, images []imageBuild) error {
+func (pl *WindowsAware) checkBuildSelector(pod *v1.Pod, need *windows.Need, images []imageNeed) error {
 	values, pinned := pinnedValues(pod, LabelWindowsBuild)
 	if !pinned {
 		return nil
