@@ -53,7 +53,7 @@ test-fuzz: ## A short run of every fuzz target.
 	$(GO) test ./pkg/windows -run '^$$' -fuzz '^FuzzParseKernelVersion$$' -fuzztime $(FUZZTIME)
 
 .PHONY: tools
-tools: ## Build etcd, kube-apiserver, kube-controller-manager, kwok and kubectl into bin/tools.
+tools: ## Build etcd, kube-apiserver, kube-controller-manager, kubectl, kwok and helm into bin/tools.
 	hack/build-tools.sh
 
 .PHONY: test-integration
@@ -90,6 +90,17 @@ verify: ## Check licence headers, formatting, vet and generated code.
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	hack/update-codegen.sh && git diff --exit-code -- pkg/apis
+
+CHART        := charts/windows-aware-scheduler
+
+.PHONY: verify-chart
+verify-chart: ## Lint and render the Helm chart; hold it to manifests/beside, the args and the stock RBAC.
+	hack/build-tools.sh helm
+	$(TOOLS_DIR)/helm lint --strict $(CHART)
+	$(TOOLS_DIR)/helm lint --strict $(CHART) --set hostNetwork=true
+	$(TOOLS_DIR)/helm lint --strict $(CHART) --set metrics.serviceMonitor.enabled=true --set podAntiAffinity=required
+	$(TOOLS_DIR)/helm template windows-aware-scheduler $(CHART) --namespace kube-system >/dev/null
+	HELM=$(TOOLS_DIR)/helm WINDOWS_AWARE_REQUIRE_HELM=1 $(GO) test -count=1 -run '^Test(Chart|RBAC|SchedulerManifests)' ./cmd/scheduler/
 
 .PHONY: image
 image: ## Build the container image (needs a Docker engine).

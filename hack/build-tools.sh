@@ -22,6 +22,7 @@
 #   kube-controller-manager  k8s.io/kubernetes           hack/tools/go.mod
 #   kubectl                  k8s.io/kubernetes           hack/tools/go.mod
 #   kwok                     sigs.k8s.io/kwok            hack/tools/kwok/go.mod
+#   helm                     helm.sh/helm/v4             hack/tools/helm/go.mod
 #
 # Each binary has a stamp file beside it (<tool>.stamp) naming the module
 # version and the Go version it was built with; a tool is rebuilt only when
@@ -91,8 +92,15 @@ kwok_ldflags() {
   printf -- '-X sigs.k8s.io/kwok/pkg/consts.Version=%s' "${v#v}"
 }
 
+helm_ldflags() {
+  local v
+  v=$(module_version "$ROOT/hack/tools/helm" helm.sh/helm/v4)
+  local p=helm.sh/helm/v4/internal/version
+  printf -- '-X %s.version=%s -X %s.metadata= -X %s.gitTreeState=clean' "$p" "$v" "$p" "$p"
+}
+
 want=("$@")
-[[ ${#want[@]} -gt 0 ]] || want=(etcd kube-apiserver kube-controller-manager kubectl kwok)
+[[ ${#want[@]} -gt 0 ]] || want=(etcd kube-apiserver kube-controller-manager kubectl kwok helm)
 
 total=$SECONDS
 log "tools dir: $TOOLS_DIR ($GO_VERSION)"
@@ -104,8 +112,10 @@ for tool in "${want[@]}"; do
       build "$tool" "$ROOT/hack/tools" k8s.io/kubernetes "k8s.io/kubernetes/cmd/$tool" "$(kube_ldflags)" ;;
     kwok)
       build kwok "$ROOT/hack/tools/kwok" sigs.k8s.io/kwok sigs.k8s.io/kwok/cmd/kwok "$(kwok_ldflags)" ;;
+    helm)
+      build helm "$ROOT/hack/tools/helm" helm.sh/helm/v4 helm.sh/helm/v4/cmd/helm "$(helm_ldflags)" ;;
     *)
-      log "unknown tool $tool (want etcd, kube-apiserver, kube-controller-manager, kubectl or kwok)"
+      log "unknown tool $tool (want etcd, kube-apiserver, kube-controller-manager, kubectl, kwok or helm)"
       exit 2 ;;
   esac
 done

@@ -79,9 +79,14 @@ func podSpec(obj runtime.Object) *v1.PodSpec {
 // TestSchedulerManifestsAreHardened: the static pod and the Deployment run
 // the scheduler as the kubeadm one runs and beyond.
 func TestSchedulerManifestsAreHardened(t *testing.T) {
-	for _, tc := range []struct{ file, port string }{
-		{"../../manifests/static-pod/kube-scheduler.yaml", "10259"},
-		{"../../manifests/beside/deployment.yaml", "10269"},
+	for _, tc := range []struct {
+		file, port string
+		// bindAddress: 127.0.0.1 on the host network, where only the
+		// node itself may reach the port; any address on the pod network.
+		bindAddress string
+	}{
+		{file: "../../manifests/static-pod/kube-scheduler.yaml", port: "10259", bindAddress: "127.0.0.1"},
+		{file: "../../manifests/beside/deployment.yaml", port: "10269", bindAddress: "0.0.0.0"},
 	} {
 		t.Run(filepath.Base(tc.file), func(t *testing.T) {
 			objs := objects(t, tc.file)
@@ -110,13 +115,20 @@ func TestSchedulerManifestsAreHardened(t *testing.T) {
 				t.Error("capabilities are not dropped")
 			}
 			args := strings.Join(c.Command, " ")
-			for _, want := range []string{"--config=", "--bind-address=127.0.0.1", "--secure-port=" + tc.port} {
+			for _, want := range []string{"--config=", "--bind-address=" + tc.bindAddress, "--secure-port=" + tc.port} {
 				if !strings.Contains(args, want) {
 					t.Errorf("command %q lacks %s", args, want)
 				}
 			}
-			if c.LivenessProbe == nil || c.LivenessProbe.HTTPGet == nil || c.LivenessProbe.HTTPGet.Host != "127.0.0.1" {
-				t.Error("the liveness probe does not reach the port bound to 127.0.0.1")
+			if spec.HostNetwork != (tc.bindAddress == "127.0.0.1") {
+				t.Errorf("hostNetwork %v with --bind-address=%s", spec.HostNetwork, tc.bindAddress)
+			}
+			wantHost := ""
+			if spec.HostNetwork {
+				wantHost = "127.0.0.1"
+			}
+			if c.LivenessProbe == nil || c.LivenessProbe.HTTPGet == nil || c.LivenessProbe.HTTPGet.Host != wantHost {
+				t.Errorf("the liveness probe does not reach the port bound to %s", tc.bindAddress)
 			}
 		})
 	}

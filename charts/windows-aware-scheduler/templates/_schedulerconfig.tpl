@@ -1,0 +1,44 @@
+{{/*
+The KubeSchedulerConfiguration: only the windows-aware profile (the cluster's
+own scheduler keeps default-scheduler), with a lease of its own so that the
+two elect their leaders independently. The same profile as
+manifests/scheduler-config.yaml; clientConnection.kubeconfig is left empty:
+the in-cluster service account.
+*/}}
+{{- define "was.schedulerConfig" -}}
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: true
+  resourceNamespace: {{ .Release.Namespace }}
+  resourceName: {{ include "was.leaseName" . }}
+  leaseDuration: {{ .Values.leaderElection.leaseDuration }}
+  renewDeadline: {{ .Values.leaderElection.renewDeadline }}
+  retryPeriod: {{ .Values.leaderElection.retryPeriod }}
+enableProfiling: false
+enableContentionProfiling: false
+profiles:
+  - schedulerName: {{ .Values.schedulerName }}
+    plugins:
+      multiPoint:
+        enabled:
+          - name: WindowsAware
+            weight: {{ .Values.scoreWeight }}
+          - name: OSTaintToleration
+      # Listed again at PreFilter and Filter so that they run first: a node
+      # of the wrong OS or build is rejected before the resource, volume and
+      # affinity filters look at it.
+      preFilter:
+        enabled:
+          - name: WindowsAware
+      filter:
+        enabled:
+          - name: WindowsAware
+          - name: OSTaintToleration
+        disabled:
+          - name: TaintToleration
+    pluginConfig:
+      - name: WindowsAware
+        args:
+          {{- toYaml .Values.pluginArgs | nindent 10 }}
+{{- end }}
