@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package imageinspect
 
 import "github.com/windows-aware/windows-aware/pkg/windows"

@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package registrytest serves an in-process OCI registry on loopback for
 // tests, with the faults real registries show (token auth, 429 with
 // Retry-After, 5xx, latency, dropped connections) and request counters,
@@ -100,7 +99,9 @@ func New(t testing.TB, opts ...Option) *Server {
 }
 
 // Host is the server's host:port, as image references name it.
-func (s *Server) Host() string { return strings.TrimPrefix(strings.TrimPrefix(s.URL, "https://"), "http://") }
+func (s *Server) Host() string {
+	return strings.TrimPrefix(strings.TrimPrefix(s.URL, "https://"), "http://")
+}
 
 // Endpoint is the server's URL, as a mirror endpoint names it.
 func (s *Server) Endpoint() string { return s.URL }
