@@ -133,6 +133,18 @@ func (h *harness) awaitState(t *testing.T, ref string, done func(Result) bool) R
 	}
 }
 
+// awaitTold waits until waiter has been told n times.
+func (h *harness) awaitTold(t *testing.T, waiter string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for len(h.reportsTo(waiter)) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("waiter %s told %d times, want %d", waiter, len(h.reportsTo(waiter)), n)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
 func (h *harness) reportsTo(waiter string) []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
