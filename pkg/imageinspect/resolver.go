@@ -210,7 +210,9 @@ func (r *Resolver) Lookup(ref string) (Result, bool) {
 		res.Stale = true
 	}
 	r.mu.RUnlock()
-	e.referenced.Store(true)
+	if !e.referenced.Load() {
+		e.referenced.Store(true)
+	}
 	if res.State == StateResolved {
 		r.metrics.hits.Inc()
 	} else {
