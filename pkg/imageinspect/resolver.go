@@ -19,11 +19,15 @@ package imageinspect
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
@@ -273,8 +277,20 @@ func (r *Resolver) failure(image, host string, err error) Result {
 }
 
 func (r *Resolver) wantLocked(e *entry, waiter string, pull PullSecrets) bool {
+	if !r.cfg.PodPullSecrets {
+		// Pull secret names change nothing then: one credential set.
+		pull = PullSecrets{}
+	}
 	now := r.clock.Now()
 	switch {
+	case e.res.State == StateResolved:
+		// Known facts are never waited for; stale ones are refreshed in
+		// the background while they are served.
+		if e.ref.isTag() && !now.Before(e.freshUntil) && !e.pending && !e.inflight {
+			e.addPull(pull)
+			r.enqueue(e, now)
+		}
+		return false
 	case e.res.State == StateFailed && (e.res.Class == ClassRefused || e.res.Class == ClassInvalid && e.ref.name == ""):
 		return false
 	case e.res.State == StateFailed && !e.inflight && now.Before(e.freshUntil) && e.triedPulls[pull.key()]:
@@ -291,13 +307,6 @@ func (r *Resolver) wantLocked(e *entry, waiter string, pull PullSecrets) bool {
 		}
 		e.addWaiter(waiter)
 		return true
-	case e.res.State == StateResolved:
-		if !e.ref.isTag() || now.Before(e.freshUntil) {
-			return false
-		}
-		e.addPull(pull)
-		r.enqueue(e, now)
-		return false
 	}
 	e.addPull(pull)
 	e.addWaiter(waiter)
@@ -417,7 +426,7 @@ func (r *Resolver) fetchWith(ctx context.Context, rn run, ep endpoint, cr creden
 	if rn.ref.isTag() {
 		digest, err = f.headDigest(ctx, rn.ref.tag)
 		if err != nil {
-			if class, _ := classify(err); class != ClassInvalid {
+			if !headUnsupported(err) {
 				return nil, "", err
 			}
 			// A registry that does not HEAD manifests properly: GET the
@@ -430,6 +439,23 @@ func (r *Resolver) fetchWith(ctx context.Context, rn run, ep endpoint, cr creden
 	}
 	ps, err := f.platforms(ctx, digest)
 	return ps, digest, err
+}
+
+// headUnsupported reports a HEAD that the registry answered, but not as
+// the distribution spec says (405, a missing Docker-Content-Digest): a GET
+// may still work. Errors of access, absence, rate or reachability would
+// fail a GET the same way.
+func headUnsupported(err error) bool {
+	var terr *transport.Error
+	if errors.As(err, &terr) {
+		class, _ := classifyStatus(terr.StatusCode, "")
+		return class == ClassInvalid
+	}
+	var nerr net.Error
+	var refused *refusedError
+	return !errors.As(err, &nerr) && !errors.As(err, &refused) &&
+		!errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) &&
+		!errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) && !errors.Is(err, syscall.ECONNRESET)
 }
 
 func (r *Resolver) cachedFacts(key string) ([]windows.Platform, bool) {
@@ -496,7 +522,7 @@ func (r *Resolver) finishRun(ctx context.Context, rn run, out outcome, took time
 		})
 		retryIn := time.Duration(0)
 		transient := out.err.Class == ClassUnavailable || out.err.Class == ClassRateLimited
-		if transient && e.autoRetries < r.cfg.MaxAutoRetries && !e.pending {
+		if transient && e.res.State == StateFailed && e.autoRetries < r.cfg.MaxAutoRetries && !e.pending {
 			retryIn = max(r.backoff.When(e.ref.key), out.retryAfter)
 			e.autoRetries++
 			r.cache.update(e, func() { e.pending = true })

@@ -536,3 +536,46 @@ func resolverWithHit(tb testing.TB) (*Resolver, string) {
 	r.mu.Unlock()
 	return r, ref
 }
+
+// TestHeadUnsupported: a registry that answers HEAD with 405 is read with
+// a GET of the tag.
+func TestHeadUnsupported(t *testing.T) {
+	s := registrytest.New(t)
+	s.Push(t, "old:1", registrytest.WindowsImage(t, v20348))
+	s.AddFault(registrytest.Fault{Match: registrytest.OnKind(http.MethodHead, "manifests"), Times: -1, Status: http.StatusMethodNotAllowed})
+	h := newHarness(t, Config{Registries: []Registry{registryFor(s)}})
+	res := h.await(t, s.Ref("old:1"), PullSecrets{})
+	if res.State != StateResolved || res.Platforms[0] != win20348 || !strings.HasPrefix(res.Digest, "sha256:") {
+		t.Fatalf("%+v", res)
+	}
+}
+
+// TestStaleFactsOutliveOutage: when a tag's refresh fails, its old facts
+// are still served, and no pod is held for it.
+func TestStaleFactsOutliveOutage(t *testing.T) {
+	s := registrytest.New(t)
+	s.Push(t, "app:1", registrytest.WindowsImage(t, v17763))
+	clk := clocktesting.NewFakePassiveClock(time.Now())
+	h := newHarness(t, Config{Registries: []Registry{registryFor(s)}, TagTTL: time.Minute, NegativeTTL: time.Minute, Clock: clk})
+	ref := s.Ref("app:1")
+	if res := h.await(t, ref, PullSecrets{}); res.State != StateResolved {
+		t.Fatalf("%+v", res)
+	}
+	s.AddFault(registrytest.Fault{Times: -1, Status: http.StatusServiceUnavailable})
+	clk.SetTime(clk.Now().Add(2 * time.Minute))
+	before := s.Total()
+	if h.Want(ref, "pod", PullSecrets{}) {
+		t.Fatalf("Want held a pod whose image has stale facts")
+	}
+	// The failed refresh moves the next one a negative TTL away.
+	res := h.awaitState(t, ref, func(res Result) bool { return !res.Stale })
+	if res.State != StateResolved || res.Platforms[0] != win17763 {
+		t.Fatalf("after a failed refresh: %+v", res)
+	}
+	if s.Total() == before {
+		t.Fatalf("no refresh was tried")
+	}
+	if h.Want(ref, "pod", PullSecrets{}) {
+		t.Fatalf("Want held a pod after a failed refresh")
+	}
+}
