@@ -51,6 +51,10 @@ test-unit: build ## Unit tests, the shipped-config test and the --version check.
 test-fuzz: ## A short run of every fuzz target.
 	$(GO) test ./pkg/windows -run '^$$' -fuzz '^FuzzImageOf$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/windows -run '^$$' -fuzz '^FuzzParseKernelVersion$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./pkg/windows -run '^$$' -fuzz '^FuzzParseOSVersion$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./pkg/imageinspect -run '^$$' -fuzz '^FuzzParseRef$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./pkg/imageinspect -run '^$$' -fuzz '^FuzzKindOf$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./pkg/imageinspect -run '^$$' -fuzz '^FuzzParseRetryAfter$$' -fuzztime $(FUZZTIME)
 
 .PHONY: tools
 tools: ## Build etcd, kube-apiserver, kube-controller-manager, kubectl, kwok and helm into bin/tools.

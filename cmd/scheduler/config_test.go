@@ -25,10 +25,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
@@ -204,7 +206,8 @@ func TestShippedConfigs(t *testing.T) {
 			args := waArgs(t, cfg)
 			want := &config.WindowsAwareArgs{
 				DefaultOS: "linux", CompatibilityMode: "containerd", ExtraReleases: []config.ReleaseToken{},
-				OSTaints: config.OSTaints{Tolerate: true, Keys: []string{"os", "node.kubernetes.io/os"}, Effects: []v1.TaintEffect{v1.TaintEffectNoSchedule}},
+				OSTaints:        config.OSTaints{Tolerate: true, Keys: []string{"os", "node.kubernetes.io/os"}, Effects: []v1.TaintEffect{v1.TaintEffectNoSchedule}},
+				ImageResolution: defaultImageResolution(),
 			}
 			if diff := cmp.Diff(want, args, cmpIgnoreTypeMeta); diff != "" {
 				t.Errorf("WindowsAware args (-want +got):\n%s", diff)
@@ -246,6 +249,7 @@ func TestBadArgsStopTheScheduler(t *testing.T) {
 		{"bad taint key", [2]string{`keys: ["os", "node.kubernetes.io/os"]`, `keys: ["os", "not a key!"]`}, "osTaints.keys[1]"},
 		{"bad taint effect", [2]string{`effects: ["NoSchedule"]`, `effects: ["Sometimes"]`}, "osTaints.effects[0]"},
 		{"no keys", [2]string{`keys: ["os", "node.kubernetes.io/os"]`, `keys: []`}, "osTaints.keys"},
+		{"resolution without registries", [2]string{"defaultOS: linux", "defaultOS: linux\n          imageResolution: {scope: Windows}"}, "imageResolution.registries"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := setup(t, shipped(t, replaceConfig, tc.edit))
@@ -284,10 +288,24 @@ profiles:
 	got := waArgs(t, cfg)
 	want := &config.WindowsAwareArgs{
 		DefaultOS: "linux", CompatibilityMode: "containerd",
-		OSTaints: config.OSTaints{Tolerate: false, Keys: []string{"os", "node.kubernetes.io/os"}, Effects: []v1.TaintEffect{v1.TaintEffectNoSchedule}},
+		OSTaints:        config.OSTaints{Tolerate: false, Keys: []string{"os", "node.kubernetes.io/os"}, Effects: []v1.TaintEffect{v1.TaintEffectNoSchedule}},
+		ImageResolution: defaultImageResolution(),
 	}
 	if diff := cmp.Diff(want, got, cmpIgnoreTypeMeta); diff != "" {
 		t.Errorf("defaulted args (-want +got):\n%s", diff)
+	}
+}
+
+// defaultImageResolution is the resolution args a configuration that
+// leaves them out gets: off.
+func defaultImageResolution() config.ImageResolution {
+	return config.ImageResolution{
+		Scope:          config.ResolutionOff,
+		GateTimeout:    metav1.Duration{Duration: 10 * time.Second},
+		OnFailure:      config.OnFailureTagRules,
+		Cache:          config.ImageCache{MaxEntries: 20000, TagTTL: metav1.Duration{Duration: 10 * time.Minute}, NegativeTTL: metav1.Duration{Duration: time.Minute}},
+		Concurrency:    config.ImageConcurrency{Workers: 8, PerRegistry: 4},
+		RequestTimeout: metav1.Duration{Duration: 10 * time.Second},
 	}
 }
 

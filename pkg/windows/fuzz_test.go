@@ -17,6 +17,7 @@ limitations under the License.
 package windows
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -79,6 +80,33 @@ func FuzzParseKernelVersion(f *testing.F) {
 			if rb, rok := ParseBuild(v.Build.String()); !rok || rb != v.Build {
 				t.Fatalf("ParseKernelVersion(%q) = %+v: build does not round-trip", s, v)
 			}
+		}
+	})
+}
+
+// FuzzParseOSVersion: os.version comes from any registry; no value may
+// panic, and what parses must be a real build that round-trips.
+func FuzzParseOSVersion(f *testing.F) {
+	for _, seed := range []string{"10.0.20348.2227", "10.0.17763", "0.0.0", "10.0.26100.1.1", "", "10.0.x", "4294967295.0.1.4294967295"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, ok := ParseOSVersion(s)
+		if !ok {
+			if v != (Version{}) {
+				t.Fatalf("ParseOSVersion(%q) = %+v with ok false", s, v)
+			}
+			return
+		}
+		if v.IsZero() {
+			t.Fatalf("ParseOSVersion(%q) = zero Version, which reads as no os.version", s)
+		}
+		want := v.Build.String()
+		if v.HasRevision {
+			want += "." + strconv.FormatUint(uint64(v.Revision), 10)
+		}
+		if rv, rok := ParseOSVersion(want); !rok || rv != v {
+			t.Fatalf("ParseOSVersion(%q) = %+v does not round-trip through %q", s, v, want)
 		}
 	})
 }

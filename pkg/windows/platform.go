@@ -41,9 +41,15 @@ type Platform struct {
 
 // ParseOSVersion reads an OCI os.version of a Windows platform
 // ("10.0.20348.2227"; some lists carry only "10.0.20348"). Anything else
-// does not parse.
+// does not parse, and neither does a build of all zeros: Admits reads the
+// zero Version as "no os.version, any build", which a malformed "0.0.0"
+// must not turn into.
 func ParseOSVersion(s string) (Version, bool) {
-	return ParseKernelVersion(s)
+	v, ok := ParseKernelVersion(s)
+	if !ok || v.Build.IsZero() {
+		return Version{}, false
+	}
+	return v, true
 }
 
 // ArchMatches reports whether an image built for arch runs on a host of

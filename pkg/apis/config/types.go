@@ -51,6 +51,9 @@ type WindowsAwareArgs struct {
 	// OSTaints are the taints a pod tolerates, without a toleration of its
 	// own, on a node of the OS the plugin matched it to.
 	OSTaints OSTaints
+	// ImageResolution reads the platforms of images whose tag names no
+	// Windows build from their registries, in the background.
+	ImageResolution ImageResolution
 }
 
 // ReleaseToken maps one image tag token to the Windows build it needs.
@@ -71,4 +74,96 @@ type OSTaints struct {
 	Keys []string
 	// Effects tolerated.
 	Effects []v1.TaintEffect
+}
+
+// The values of ImageResolution.Scope.
+const (
+	// ResolutionOff never asks a registry: the tag rules alone decide.
+	ResolutionOff = "Off"
+	// ResolutionWindows resolves the images of Windows pods whose tags
+	// name no build.
+	ResolutionWindows = "Windows"
+	// ResolutionUndeclared also resolves the images of pods that declare
+	// no OS.
+	ResolutionUndeclared = "Undeclared"
+)
+
+// The values of ImageResolution.OnFailure.
+const (
+	// OnFailureTagRules places a pod by the tag rules when its images
+	// could not be resolved in time.
+	OnFailureTagRules = "TagRules"
+	// OnFailureReject keeps such a pod unschedulable, with a message that
+	// names the image and the registry error, until resolution succeeds.
+	OnFailureReject = "Reject"
+)
+
+// ImageResolution configures reading image platforms from registries.
+type ImageResolution struct {
+	// Scope selects the pods whose images are resolved: Off, Windows or
+	// Undeclared.
+	Scope string
+	// Registries allowlists the registries that may be asked.
+	Registries []RegistryHost
+	// GateTimeout is the longest a pod waits for its images to resolve
+	// before OnFailure applies; 0 never holds pods.
+	GateTimeout metav1.Duration
+	// OnFailure is TagRules or Reject.
+	OnFailure string
+	// Credentials for private registries.
+	Credentials ImageCredentials
+	// Cache bounds and lifetimes.
+	Cache ImageCache
+	// Concurrency of the background resolution.
+	Concurrency ImageConcurrency
+	// RequestTimeout bounds each registry request.
+	RequestTimeout metav1.Duration
+}
+
+// RegistryHost allowlists one registry host pattern and says how to reach
+// it.
+type RegistryHost struct {
+	// Host as image references name it: "mcr.microsoft.com",
+	// "*.azurecr.io", "registry.local:5000", or "*" for any.
+	Host string
+	// Endpoints are mirrors asked instead of Host, in order, as
+	// containerd's hosts.toml lists them: "https://mirror.local:5000",
+	// "http://…" with Insecure.
+	Endpoints []string
+	// Insecure allows plain HTTP to the registry's endpoints.
+	Insecure bool
+	// AllowPrivate lets the registry's endpoints resolve to loopback,
+	// private or link-local addresses.
+	AllowPrivate bool
+	// CAFile is a PEM bundle trusted for the registry, besides the system
+	// roots.
+	CAFile string
+}
+
+// ImageCredentials says which credentials the resolver may use.
+type ImageCredentials struct {
+	// DockerConfigFile is a docker config.json (e.g. a mounted Secret).
+	DockerConfigFile string
+	// PodPullSecrets lets the resolver read the Secrets a pod names in
+	// spec.imagePullSecrets; the scheduler then needs "get secrets" in
+	// those namespaces.
+	PodPullSecrets bool
+}
+
+// ImageCache bounds the resolver's cache.
+type ImageCache struct {
+	// MaxEntries bounds the cached tags, digests and failures together.
+	MaxEntries int32
+	// TagTTL is how long a tag's facts are fresh.
+	TagTTL metav1.Duration
+	// NegativeTTL is how long a failure stands before a retry.
+	NegativeTTL metav1.Duration
+}
+
+// ImageConcurrency bounds the background resolution.
+type ImageConcurrency struct {
+	// Workers resolve images concurrently.
+	Workers int32
+	// PerRegistry bounds concurrent resolutions against one registry host.
+	PerRegistry int32
 }

@@ -23,16 +23,23 @@ import (
 )
 
 // Convert_v1_WindowsAwareArgs_To_config_WindowsAwareArgs converts the
-// optional versioned OSTaints into the always-present internal one.
+// optional versioned OSTaints and ImageResolution into the always-present
+// internal ones.
 func Convert_v1_WindowsAwareArgs_To_config_WindowsAwareArgs(in *WindowsAwareArgs, out *config.WindowsAwareArgs, s conversion.Scope) error {
 	if err := autoConvert_v1_WindowsAwareArgs_To_config_WindowsAwareArgs(in, out, s); err != nil {
 		return err
 	}
 	out.OSTaints = config.OSTaints{}
-	if in.OSTaints == nil {
+	if in.OSTaints != nil {
+		if err := Convert_v1_OSTaints_To_config_OSTaints(in.OSTaints, &out.OSTaints, s); err != nil {
+			return err
+		}
+	}
+	out.ImageResolution = config.ImageResolution{}
+	if in.ImageResolution == nil {
 		return nil
 	}
-	return Convert_v1_OSTaints_To_config_OSTaints(in.OSTaints, &out.OSTaints, s)
+	return Convert_v1_ImageResolution_To_config_ImageResolution(in.ImageResolution, &out.ImageResolution, s)
 }
 
 // Convert_config_WindowsAwareArgs_To_v1_WindowsAwareArgs is the reverse of
@@ -42,5 +49,9 @@ func Convert_config_WindowsAwareArgs_To_v1_WindowsAwareArgs(in *config.WindowsAw
 		return err
 	}
 	out.OSTaints = &OSTaints{}
-	return Convert_config_OSTaints_To_v1_OSTaints(&in.OSTaints, out.OSTaints, s)
+	if err := Convert_config_OSTaints_To_v1_OSTaints(&in.OSTaints, out.OSTaints, s); err != nil {
+		return err
+	}
+	out.ImageResolution = &ImageResolution{}
+	return Convert_config_ImageResolution_To_v1_ImageResolution(&in.ImageResolution, out.ImageResolution, s)
 }

@@ -17,7 +17,10 @@ limitations under the License.
 package v1
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
 
@@ -30,6 +33,19 @@ var (
 	// node.kubernetes.io prefix (node.kubernetes.io/os=windows).
 	DefaultOSTaintKeys    = []string{"os", "node.kubernetes.io/os"}
 	DefaultOSTaintEffects = []corev1.TaintEffect{corev1.TaintEffectNoSchedule}
+)
+
+// The defaults of WindowsAwareArgs.ImageResolution.
+var (
+	DefaultResolutionScope       = "Off"
+	DefaultResolutionOnFailure   = "TagRules"
+	DefaultResolutionGateTimeout = 10 * time.Second
+	DefaultResolutionMaxEntries  = int32(20000)
+	DefaultResolutionTagTTL      = 10 * time.Minute
+	DefaultResolutionNegativeTTL = time.Minute
+	DefaultResolutionWorkers     = int32(8)
+	DefaultResolutionPerRegistry = int32(4)
+	DefaultResolutionRequest     = 10 * time.Second
 )
 
 // SetDefaults_WindowsAwareArgs fills the fields a configuration leaves out.
@@ -51,5 +67,39 @@ func SetDefaults_WindowsAwareArgs(obj *WindowsAwareArgs) {
 	}
 	if obj.OSTaints.Effects == nil {
 		obj.OSTaints.Effects = append([]corev1.TaintEffect(nil), DefaultOSTaintEffects...)
+	}
+	if obj.ImageResolution == nil {
+		obj.ImageResolution = &ImageResolution{}
+	}
+	setDefaultsImageResolution(obj.ImageResolution)
+}
+
+func setDefaultsImageResolution(r *ImageResolution) {
+	defaultDuration := func(d **metav1.Duration, v time.Duration) {
+		if *d == nil {
+			*d = &metav1.Duration{Duration: v}
+		}
+	}
+	if r.Scope == nil {
+		r.Scope = ptr.To(DefaultResolutionScope)
+	}
+	if r.OnFailure == nil {
+		r.OnFailure = ptr.To(DefaultResolutionOnFailure)
+	}
+	defaultDuration(&r.GateTimeout, DefaultResolutionGateTimeout)
+	defaultDuration(&r.RequestTimeout, DefaultResolutionRequest)
+	defaultDuration(&r.Cache.TagTTL, DefaultResolutionTagTTL)
+	defaultDuration(&r.Cache.NegativeTTL, DefaultResolutionNegativeTTL)
+	if r.Credentials.PodPullSecrets == nil {
+		r.Credentials.PodPullSecrets = ptr.To(false)
+	}
+	if r.Cache.MaxEntries == nil {
+		r.Cache.MaxEntries = ptr.To(DefaultResolutionMaxEntries)
+	}
+	if r.Concurrency.Workers == nil {
+		r.Concurrency.Workers = ptr.To(DefaultResolutionWorkers)
+	}
+	if r.Concurrency.PerRegistry == nil {
+		r.Concurrency.PerRegistry = ptr.To(DefaultResolutionPerRegistry)
 	}
 }

@@ -18,11 +18,26 @@ package v1
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
+
+// defaultResolution is ImageResolution as defaulting fills it.
+func defaultResolution() *ImageResolution {
+	return &ImageResolution{
+		Scope:          ptr.To("Off"),
+		GateTimeout:    &metav1.Duration{Duration: 10 * time.Second},
+		OnFailure:      ptr.To("TagRules"),
+		Credentials:    ImageCredentials{PodPullSecrets: ptr.To(false)},
+		Cache:          ImageCache{MaxEntries: ptr.To[int32](20000), TagTTL: &metav1.Duration{Duration: 10 * time.Minute}, NegativeTTL: &metav1.Duration{Duration: time.Minute}},
+		Concurrency:    ImageConcurrency{Workers: ptr.To[int32](8), PerRegistry: ptr.To[int32](4)},
+		RequestTimeout: &metav1.Duration{Duration: 10 * time.Second},
+	}
+}
 
 func TestSetDefaults(t *testing.T) {
 	tests := []struct {
@@ -35,7 +50,8 @@ func TestSetDefaults(t *testing.T) {
 			in:   &WindowsAwareArgs{},
 			want: &WindowsAwareArgs{
 				DefaultOS: ptr.To("linux"), CompatibilityMode: ptr.To("containerd"),
-				OSTaints: &OSTaints{Tolerate: ptr.To(true), Keys: []string{"os", "node.kubernetes.io/os"}, Effects: []corev1.TaintEffect{corev1.TaintEffectNoSchedule}},
+				OSTaints:        &OSTaints{Tolerate: ptr.To(true), Keys: []string{"os", "node.kubernetes.io/os"}, Effects: []corev1.TaintEffect{corev1.TaintEffectNoSchedule}},
+				ImageResolution: defaultResolution(),
 			},
 		},
 		{
@@ -46,7 +62,8 @@ func TestSetDefaults(t *testing.T) {
 			},
 			want: &WindowsAwareArgs{
 				DefaultOS: ptr.To("any"), CompatibilityMode: ptr.To("exact"),
-				OSTaints: &OSTaints{Tolerate: ptr.To(false), Keys: []string{"sku"}, Effects: []corev1.TaintEffect{corev1.TaintEffectNoExecute}},
+				OSTaints:        &OSTaints{Tolerate: ptr.To(false), Keys: []string{"sku"}, Effects: []corev1.TaintEffect{corev1.TaintEffectNoExecute}},
+				ImageResolution: defaultResolution(),
 			},
 		},
 		{
@@ -54,7 +71,27 @@ func TestSetDefaults(t *testing.T) {
 			in:   &WindowsAwareArgs{OSTaints: &OSTaints{Keys: []string{}}},
 			want: &WindowsAwareArgs{
 				DefaultOS: ptr.To("linux"), CompatibilityMode: ptr.To("containerd"),
-				OSTaints: &OSTaints{Tolerate: ptr.To(true), Keys: []string{}, Effects: []corev1.TaintEffect{corev1.TaintEffectNoSchedule}},
+				OSTaints:        &OSTaints{Tolerate: ptr.To(true), Keys: []string{}, Effects: []corev1.TaintEffect{corev1.TaintEffectNoSchedule}},
+				ImageResolution: defaultResolution(),
+			},
+		},
+		{
+			name: "resolution values set are kept",
+			in: &WindowsAwareArgs{ImageResolution: &ImageResolution{
+				Scope: ptr.To("Windows"), Registries: []RegistryHost{{Host: "*.azurecr.io"}}, OnFailure: ptr.To("Reject"),
+				GateTimeout: &metav1.Duration{Duration: time.Second}, Cache: ImageCache{MaxEntries: ptr.To[int32](5)},
+				Credentials: ImageCredentials{PodPullSecrets: ptr.To(true), DockerConfigFile: "/etc/registry/config.json"},
+			}},
+			want: &WindowsAwareArgs{
+				DefaultOS: ptr.To("linux"), CompatibilityMode: ptr.To("containerd"),
+				OSTaints: &OSTaints{Tolerate: ptr.To(true), Keys: []string{"os", "node.kubernetes.io/os"}, Effects: []corev1.TaintEffect{corev1.TaintEffectNoSchedule}},
+				ImageResolution: func() *ImageResolution {
+					r := defaultResolution()
+					r.Scope, r.Registries, r.OnFailure = ptr.To("Windows"), []RegistryHost{{Host: "*.azurecr.io"}}, ptr.To("Reject")
+					r.GateTimeout, r.Cache.MaxEntries = &metav1.Duration{Duration: time.Second}, ptr.To[int32](5)
+					r.Credentials = ImageCredentials{PodPullSecrets: ptr.To(true), DockerConfigFile: "/etc/registry/config.json"}
+					return r
+				}(),
 			},
 		},
 	}

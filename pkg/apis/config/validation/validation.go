@@ -19,12 +19,17 @@ limitations under the License.
 package validation
 
 import (
+	"path/filepath"
+	"strings"
+	"time"
+
 	v1 "k8s.io/api/core/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/imageinspect"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -34,6 +39,8 @@ var (
 	// PreferNoSchedule is left out: it only weighs in TaintToleration's
 	// score, which these plugins do not replace.
 	validOSTaintEffects = []string{string(v1.TaintEffectNoSchedule), string(v1.TaintEffectNoExecute)}
+	validScopes         = []string{config.ResolutionOff, config.ResolutionWindows, config.ResolutionUndeclared}
+	validOnFailure      = []string{config.OnFailureTagRules, config.OnFailureReject}
 )
 
 // ValidateWindowsAwareArgs returns every problem of args, each with the path
@@ -48,6 +55,7 @@ func ValidateWindowsAwareArgs(path *field.Path, args *config.WindowsAwareArgs) e
 	}
 	errs = append(errs, validateExtraReleases(path.Child("extraReleases"), args.ExtraReleases)...)
 	errs = append(errs, validateOSTaints(path.Child("osTaints"), &args.OSTaints)...)
+	errs = append(errs, validateImageResolution(path.Child("imageResolution"), &args.ImageResolution)...)
 	return errs.ToAggregate()
 }
 
@@ -87,6 +95,80 @@ func validateOSTaints(path *field.Path, t *config.OSTaints) field.ErrorList {
 	for i, e := range t.Effects {
 		if !sets.New(validOSTaintEffects...).Has(string(e)) {
 			errs = append(errs, field.NotSupported(path.Child("effects").Index(i), e, validOSTaintEffects))
+		}
+	}
+	return errs
+}
+
+// validateImageResolution checks the resolution settings. With scope Off
+// (or unset, in args built by hand) nothing else is read, so nothing else
+// is checked.
+func validateImageResolution(path *field.Path, r *config.ImageResolution) field.ErrorList {
+	if r.Scope == "" || r.Scope == config.ResolutionOff {
+		return nil
+	}
+	var errs field.ErrorList
+	if !sets.New(validScopes...).Has(r.Scope) {
+		errs = append(errs, field.NotSupported(path.Child("scope"), r.Scope, validScopes))
+	}
+	if !sets.New(validOnFailure...).Has(r.OnFailure) {
+		errs = append(errs, field.NotSupported(path.Child("onFailure"), r.OnFailure, validOnFailure))
+	}
+	if len(r.Registries) == 0 {
+		errs = append(errs, field.Required(path.Child("registries"), "at least one registry when scope is not Off: resolution never asks a registry that is not listed"))
+	}
+	hosts := sets.New[string]()
+	for i, reg := range r.Registries {
+		p := path.Child("registries").Index(i)
+		if err := imageinspect.ValidateRegistryHost(reg.Host); err != nil {
+			errs = append(errs, field.Invalid(p.Child("host"), reg.Host, err.Error()))
+		} else if hosts.Has(strings.ToLower(reg.Host)) {
+			errs = append(errs, field.Duplicate(p.Child("host"), reg.Host))
+		} else {
+			hosts.Insert(strings.ToLower(reg.Host))
+		}
+		for j, e := range reg.Endpoints {
+			if err := imageinspect.ValidateEndpoint(e); err != nil {
+				errs = append(errs, field.Invalid(p.Child("endpoints").Index(j), e, err.Error()))
+			} else if strings.HasPrefix(e, "http://") && !reg.Insecure {
+				errs = append(errs, field.Invalid(p.Child("endpoints").Index(j), e, "plain HTTP needs insecure: true"))
+			}
+		}
+		if reg.CAFile != "" && !filepath.IsAbs(reg.CAFile) {
+			errs = append(errs, field.Invalid(p.Child("caFile"), reg.CAFile, "must be an absolute path"))
+		}
+	}
+	if r.GateTimeout.Duration < 0 {
+		errs = append(errs, field.Invalid(path.Child("gateTimeout"), r.GateTimeout.Duration.String(), "must be 0 (never hold pods) or more"))
+	}
+	if r.OnFailure == config.OnFailureReject && r.GateTimeout.Duration == 0 {
+		errs = append(errs, field.Invalid(path.Child("gateTimeout"), r.GateTimeout.Duration.String(), "must be more than 0 with onFailure Reject"))
+	}
+	if f := r.Credentials.DockerConfigFile; f != "" && !filepath.IsAbs(f) {
+		errs = append(errs, field.Invalid(path.Child("credentials", "dockerConfigFile"), f, "must be an absolute path"))
+	}
+	for _, d := range []struct {
+		name  *field.Path
+		value time.Duration
+	}{
+		{path.Child("cache", "tagTTL"), r.Cache.TagTTL.Duration},
+		{path.Child("cache", "negativeTTL"), r.Cache.NegativeTTL.Duration},
+		{path.Child("requestTimeout"), r.RequestTimeout.Duration},
+	} {
+		if d.value <= 0 {
+			errs = append(errs, field.Invalid(d.name, d.value.String(), "must be more than 0"))
+		}
+	}
+	for _, n := range []struct {
+		name  *field.Path
+		value int32
+	}{
+		{path.Child("cache", "maxEntries"), r.Cache.MaxEntries},
+		{path.Child("concurrency", "workers"), r.Concurrency.Workers},
+		{path.Child("concurrency", "perRegistry"), r.Concurrency.PerRegistry},
+	} {
+		if n.value <= 0 {
+			errs = append(errs, field.Invalid(n.name, n.value, "must be more than 0"))
 		}
 	}
 	return errs

@@ -19,8 +19,10 @@ package validation
 import (
 	"strings"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
@@ -35,6 +37,19 @@ func validArgs() *config.WindowsAwareArgs {
 			Keys:     []string{"os", "node.kubernetes.io/os"},
 			Effects:  []v1.TaintEffect{v1.TaintEffectNoSchedule},
 		},
+	}
+}
+
+// validResolution is resolution on, with the defaults of the v1 API.
+func validResolution() config.ImageResolution {
+	return config.ImageResolution{
+		Scope:          config.ResolutionWindows,
+		Registries:     []config.RegistryHost{{Host: "mcr.microsoft.com"}, {Host: "*.azurecr.io"}},
+		GateTimeout:    metav1.Duration{Duration: 10 * time.Second},
+		OnFailure:      config.OnFailureTagRules,
+		Cache:          config.ImageCache{MaxEntries: 20000, TagTTL: metav1.Duration{Duration: 10 * time.Minute}, NegativeTTL: metav1.Duration{Duration: time.Minute}},
+		Concurrency:    config.ImageConcurrency{Workers: 8, PerRegistry: 4},
+		RequestTimeout: metav1.Duration{Duration: 10 * time.Second},
 	}
 }
 
@@ -70,6 +85,48 @@ func TestValidateWindowsAwareArgs(t *testing.T) {
 			a.OSTaints.Effects = []v1.TaintEffect{v1.TaintEffectPreferNoSchedule}
 		}, []string{"args.osTaints.effects[0]"}},
 		{"no effects", func(a *config.WindowsAwareArgs) { a.OSTaints.Effects = nil }, []string{"args.osTaints.effects"}},
+
+		{"resolution off reads nothing else", func(a *config.WindowsAwareArgs) {
+			a.ImageResolution = config.ImageResolution{Scope: config.ResolutionOff, Registries: []config.RegistryHost{{Host: "bad host"}}}
+		}, nil},
+		{"resolution on", func(a *config.WindowsAwareArgs) { a.ImageResolution = validResolution() }, nil},
+		{"resolution with mirrors and Reject", func(a *config.WindowsAwareArgs) {
+			a.ImageResolution = validResolution()
+			a.ImageResolution.Scope, a.ImageResolution.OnFailure = config.ResolutionUndeclared, config.OnFailureReject
+			a.ImageResolution.Registries = append(a.ImageResolution.Registries,
+				config.RegistryHost{Host: "docker.io", Endpoints: []string{"http://10.0.0.5:5000", "https://mirror.local"}, Insecure: true, AllowPrivate: true, CAFile: "/etc/ca.pem"},
+				config.RegistryHost{Host: "*"})
+		}, nil},
+		{"resolution without registries", func(a *config.WindowsAwareArgs) {
+			a.ImageResolution = validResolution()
+			a.ImageResolution.Registries = nil
+		}, []string{"args.imageResolution.registries"}},
+		{"resolution bad values", func(a *config.WindowsAwareArgs) {
+			r := validResolution()
+			r.Scope, r.OnFailure = "Always", "Guess"
+			r.Registries = []config.RegistryHost{
+				{Host: "mcr.microsoft.com/windows"},
+				{Host: "*.azurecr.io", Endpoints: []string{"ftp://mirror", "http://mirror:5000"}, CAFile: "ca.pem"},
+				{Host: "*.AzureCR.io"},
+			}
+			r.GateTimeout.Duration = -1
+			r.Cache.TagTTL.Duration, r.Cache.NegativeTTL.Duration, r.RequestTimeout.Duration = 0, -1, 0
+			r.Cache.MaxEntries, r.Concurrency.Workers, r.Concurrency.PerRegistry = 0, -1, 0
+			r.Credentials.DockerConfigFile = "config.json"
+			a.ImageResolution = r
+		}, []string{
+			"args.imageResolution.scope", "args.imageResolution.onFailure",
+			"args.imageResolution.registries[0].host", "args.imageResolution.registries[1].endpoints[0]",
+			"args.imageResolution.registries[1].endpoints[1]", "args.imageResolution.registries[1].caFile",
+			"args.imageResolution.registries[2].host", "args.imageResolution.gateTimeout",
+			"args.imageResolution.cache.tagTTL", "args.imageResolution.cache.negativeTTL", "args.imageResolution.requestTimeout",
+			"args.imageResolution.cache.maxEntries", "args.imageResolution.concurrency.workers",
+			"args.imageResolution.concurrency.perRegistry", "args.imageResolution.credentials.dockerConfigFile",
+		}},
+		{"Reject needs a gate", func(a *config.WindowsAwareArgs) {
+			a.ImageResolution = validResolution()
+			a.ImageResolution.OnFailure, a.ImageResolution.GateTimeout.Duration = config.OnFailureReject, 0
+		}, []string{"args.imageResolution.gateTimeout"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

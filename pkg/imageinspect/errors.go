@@ -1,0 +1,229 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package imageinspect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+)
+
+// ErrorClass says why a resolution failed, in terms an operator can act on.
+// The plugin chooses its fallback and its Event text from it.
+type ErrorClass uint8
+
+// The error classes.
+const (
+	// ClassNone is the class of a result that did not fail.
+	ClassNone ErrorClass = iota
+	// ClassUnauthorized: the registry answered 401 or 403 to every
+	// credential tried.
+	ClassUnauthorized
+	// ClassNotFound: the registry has no such repository, tag or digest.
+	ClassNotFound
+	// ClassRateLimited: the registry answered 429; the resolver waits for
+	// its Retry-After before it asks that registry again.
+	ClassRateLimited
+	// ClassUnavailable: the registry could not be reached, timed out or
+	// answered 5xx.
+	ClassUnavailable
+	// ClassInvalid: the registry answered with something that is not an
+	// image manifest, index or config we can read (schema 1, an unknown
+	// media type, malformed or oversized JSON, a reference that does not
+	// parse).
+	ClassInvalid
+	// ClassRefused: the egress policy forbids asking: the registry is not
+	// allowlisted, or an address it resolves to is private. Resolution is
+	// not permitted for the image; the tag rules apply to it.
+	ClassRefused
+)
+
+var classNames = [...]string{
+	ClassNone:         "none",
+	ClassUnauthorized: "unauthorized",
+	ClassNotFound:     "not_found",
+	ClassRateLimited:  "rate_limited",
+	ClassUnavailable:  "unavailable",
+	ClassInvalid:      "invalid",
+	ClassRefused:      "refused",
+}
+
+// String is the class as metric labels and logs spell it.
+func (c ErrorClass) String() string {
+	if int(c) < len(classNames) {
+		return classNames[c]
+	}
+	return "class(" + strconv.Itoa(int(c)) + ")"
+}
+
+// describe is the phrase an Event uses for the class. It says that the
+// registry decided, so that operators do not blame the scheduler for a
+// registry's refusal.
+func (c ErrorClass) describe() string {
+	switch c {
+	case ClassUnauthorized:
+		return "registry denied access (check imagePullSecrets)"
+	case ClassNotFound:
+		return "registry has no such image"
+	case ClassRateLimited:
+		return "registry rate limit reached"
+	case ClassUnavailable:
+		return "registry unavailable"
+	case ClassInvalid:
+		return "registry returned an unreadable manifest"
+	case ClassRefused:
+		return "registry not permitted by the resolution policy"
+	}
+	return "resolution failed"
+}
+
+// Error is a failed resolution. Its message names the image and the
+// registry host and never carries credentials or response bodies.
+type Error struct {
+	// Image is the reference the pod names.
+	Image string
+	// Host is the registry (or mirror) host that failed.
+	Host string
+	// Class is why.
+	Class ErrorClass
+	// Detail is a short reason: a status code, a registry error code, a
+	// network error.
+	Detail string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("image ")
+	b.WriteString(strconv.Quote(e.Image))
+	b.WriteString(": ")
+	b.WriteString(e.Class.describe())
+	if e.Host != "" {
+		b.WriteString(" (")
+		b.WriteString(e.Host)
+		b.WriteString(")")
+	}
+	if e.Detail != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Detail)
+	}
+	return b.String()
+}
+
+// refusedError marks a request the egress guard stopped before it left
+// the process.
+type refusedError struct{ reason string }
+
+func (e *refusedError) Error() string { return e.reason }
+
+// invalidError marks content that is not a readable manifest or config.
+type invalidError struct{ reason string }
+
+func (e *invalidError) Error() string { return e.reason }
+
+func invalidf(format string, args ...any) error {
+	return &invalidError{reason: fmt.Sprintf(format, args...)}
+}
+
+// classify maps an error from the registry client to a class and a short
+// detail safe to show in an Event.
+func classify(err error) (ErrorClass, string) {
+	var refused *refusedError
+	if errors.As(err, &refused) {
+		return ClassRefused, refused.reason
+	}
+	var invalid *invalidError
+	if errors.As(err, &invalid) {
+		return ClassInvalid, invalid.reason
+	}
+	var tooLarge *tooLargeError
+	if errors.As(err, &tooLarge) {
+		return ClassInvalid, tooLarge.Error()
+	}
+	var terr *transport.Error
+	if errors.As(err, &terr) {
+		return classifyStatus(terr.StatusCode, registryCodes(terr))
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return ClassUnavailable, "request timed out"
+	}
+	if errors.Is(err, context.Canceled) {
+		return ClassUnavailable, "request cancelled"
+	}
+	var nerr net.Error
+	if errors.As(err, &nerr) {
+		if nerr.Timeout() {
+			return ClassUnavailable, "request timed out"
+		}
+		return ClassUnavailable, networkDetail(err)
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) {
+		return ClassUnavailable, networkDetail(err)
+	}
+	// Connections closed mid-response, TLS failures and the like: the
+	// registry could not be talked to.
+	return ClassUnavailable, networkDetail(err)
+}
+
+func classifyStatus(code int, registryCodes string) (ErrorClass, string) {
+	detail := "HTTP " + strconv.Itoa(code)
+	if registryCodes != "" {
+		detail += " " + registryCodes
+	}
+	switch {
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		return ClassUnauthorized, detail
+	case code == http.StatusNotFound:
+		return ClassNotFound, detail
+	case code == http.StatusTooManyRequests:
+		return ClassRateLimited, detail
+	case code >= 500 || code == http.StatusRequestTimeout:
+		return ClassUnavailable, detail
+	}
+	return ClassInvalid, detail
+}
+
+// registryCodes joins the distribution error codes (MANIFEST_UNKNOWN,
+// DENIED, TOOMANYREQUESTS); their free-text messages are left out, as a
+// registry may echo anything in them.
+func registryCodes(terr *transport.Error) string {
+	var codes []string
+	for _, d := range terr.Errors {
+		if d.Code != "" {
+			codes = append(codes, string(d.Code))
+		}
+	}
+	return strings.Join(codes, ",")
+}
+
+// networkDetail keeps the innermost message of a network error (e.g.
+// "connection refused"), without the URL that wraps it.
+func networkDetail(err error) string {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err.Error()
+		}
+		err = next
+	}
+}
