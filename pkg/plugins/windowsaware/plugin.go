@@ -38,12 +38,15 @@ type WindowsAware struct {
 	images  *imageCache
 	mode    windows.Mode
 	classes *nodeClasses
+	// resolution reads image platforms from registries; nil when off.
+	resolution *resolution
 	// classesSynced reports whether the class table's informer handler
 	// has been handed every node listed at start.
 	classesSynced func() bool
 }
 
 var (
+	_ fwk.PreEnqueuePlugin  = &WindowsAware{}
 	_ fwk.PreFilterPlugin   = &WindowsAware{}
 	_ fwk.FilterPlugin      = &WindowsAware{}
 	_ fwk.PreScorePlugin    = &WindowsAware{}
@@ -57,13 +60,16 @@ func (pl *WindowsAware) Name() string { return Name }
 
 // New builds the plugin from its args. Invalid args fail here, so the
 // scheduler stops at start with an error that names the field.
-func New(_ context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 	args, err := decodeArgs(obj)
 	if err != nil {
 		return nil, err
 	}
 	pl, err := newWindowsAware(args)
 	if err != nil {
+		return nil, err
+	}
+	if pl.resolution, err = newResolution(ctx, &pl.args.ImageResolution, h); err != nil {
 		return nil, err
 	}
 	if h != nil && h.SharedInformerFactory() != nil {

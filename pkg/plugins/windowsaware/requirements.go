@@ -164,8 +164,9 @@ func conflictf(format string, args ...any) error {
 // *conflictError, names the images and builds that contradict each other.
 func (pl *WindowsAware) requirementsOf(pod *v1.Pod) (*requirements, error) {
 	r := &requirements{}
+	resolve := pl.resolution != nil && pl.resolution.inScope(pl.declaredOS(pod))
 	for _, ref := range podImages(pod) {
-		in, ok, err := pl.imageNeedOf(ref)
+		in, ok, err := pl.imageNeedOf(pod, ref, resolve)
 		if err != nil {
 			return nil, err
 		}
@@ -184,7 +185,18 @@ func (pl *WindowsAware) requirementsOf(pod *v1.Pod) (*requirements, error) {
 	case hostProcess:
 		r.need.OS, r.osSource = windows.OSWindows, SourceHostProcess
 	default:
-		r.need.OS, r.osSource = pl.defaultOSOf(pod)
+		os, err := sharedOS(r.images)
+		if err != nil {
+			return nil, err
+		}
+		if os != "" {
+			r.need.OS, r.osSource = os, SourceRegistry
+		} else {
+			r.need.OS, r.osSource = pl.defaultOSOf(pod)
+		}
+	}
+	if err := checkImagesRunOn(r.images, r.need.OS); err != nil {
+		return nil, err
 	}
 
 	if r.need.OS != "" && pl.args.OSTaints.Tolerate {
@@ -234,11 +246,12 @@ func (pl *WindowsAware) requirementsOf(pod *v1.Pod) (*requirements, error) {
 	return r, nil
 }
 
-// imageNeedOf reads what one image reference needs. ok is false for an
-// image that needs nothing of a host that this plugin knows of, and for a
-// reference that does not parse, which is the kubelet's to report
-// (InvalidImageName).
-func (pl *WindowsAware) imageNeedOf(ref string) (imageNeed, bool, error) {
+// imageNeedOf reads what one image reference needs: from its tag, or,
+// where the tag names no build and resolve is set, from the platforms its
+// registry lists. ok is false for an image that says nothing of the host it
+// needs, and for a reference that does not parse, which is the kubelet's to
+// report (InvalidImageName).
+func (pl *WindowsAware) imageNeedOf(pod *v1.Pod, ref string, resolve bool) (imageNeed, bool, error) {
 	img, err := pl.images.imageOf(ref)
 	if err != nil {
 		var conflicting *windows.ConflictingTagError
@@ -246,6 +259,16 @@ func (pl *WindowsAware) imageNeedOf(ref string) (imageNeed, bool, error) {
 			return imageNeed{}, false, conflictf("%v", err)
 		}
 		return imageNeed{}, false, nil
+	}
+	if resolve && img.Version.IsZero() {
+		platforms, known, err := pl.resolution.platformsOf(pod, ref)
+		if err != nil {
+			return imageNeed{}, false, err
+		}
+		if known {
+			linux, win := (&imageNeed{platforms: platforms}).oses()
+			return imageNeed{image: ref, windows: win && !linux, platforms: platforms, source: SourceRegistry}, true, nil
+		}
 	}
 	if !img.Windows {
 		return imageNeed{}, false, nil
@@ -255,6 +278,75 @@ func (pl *WindowsAware) imageNeedOf(ref string) (imageNeed, bool, error) {
 		in.platforms = []windows.Platform{{OS: windows.OSWindows, Version: windows.Version{Build: img.Version.Build}}}
 	}
 	return in, true, nil
+}
+
+// sharedOS is the one OS that every image whose platforms its registry
+// listed comes in, or "" when they share several or none was resolved. It
+// is an error for them to share none.
+func sharedOS(images []imageNeed) (string, error) {
+	bothLinux, bothWindows, resolved := true, true, false
+	for i := range images {
+		if images[i].source != SourceRegistry {
+			continue
+		}
+		linux, win := images[i].oses()
+		bothLinux, bothWindows, resolved = bothLinux && linux, bothWindows && win, true
+	}
+	switch {
+	case !resolved || (bothLinux && bothWindows):
+		return "", nil
+	case bothLinux:
+		return windows.OSLinux, nil
+	case bothWindows:
+		return windows.OSWindows, nil
+	}
+	return "", conflictf("the pod's images share no OS: %s", describePlatforms(images))
+}
+
+// checkImagesRunOn rejects a pod one of whose images, as its registry
+// lists it, has no platform of the pod's OS.
+func checkImagesRunOn(images []imageNeed, os string) error {
+	if os == "" {
+		return nil
+	}
+	for i := range images {
+		in := &images[i]
+		if in.source != SourceRegistry {
+			continue
+		}
+		linux, win := in.oses()
+		if (os == windows.OSLinux && !linux) || (os == windows.OSWindows && !win) {
+			return conflictf("the pod needs a %s node but image %q has no %s platform (its registry lists %s)",
+				os, in.image, os, platformList(in.platforms))
+		}
+	}
+	return nil
+}
+
+func describePlatforms(images []imageNeed) string {
+	var parts []string
+	for i := range images {
+		if images[i].source == SourceRegistry {
+			parts = append(parts, fmt.Sprintf("image %q comes in %s", images[i].image, platformList(images[i].platforms)))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// platformList spells platforms as os/arch[:os.version].
+func platformList(platforms []windows.Platform) string {
+	parts := make([]string, 0, len(platforms))
+	for _, p := range platforms {
+		s := p.OS
+		if p.Arch != "" {
+			s += "/" + p.Arch
+		}
+		if !p.Version.IsZero() {
+			s += " " + p.Version.Build.String()
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // defaultOSOf is the OS of a pod with no OS of its own: the one its node

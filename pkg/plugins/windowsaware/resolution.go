@@ -1,0 +1,361 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package windowsaware
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/utils/clock"
+
+	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/imageinspect"
+	"github.com/windows-aware/windows-aware/pkg/windows"
+)
+
+// Where a tag names no Windows build, the image's registry knows the
+// platforms it comes in. Reading them is I/O, so it never happens on the
+// scheduling path: PreEnqueue holds a pod whose images are still unknown
+// (a map lookup under the queue lock), a pool of background resolvers
+// (package imageinspect) reads the registry, stores the facts and then
+// wakes the pod with Handle.Activate, and PreFilter reads the stored facts.
+// A pod is held at most gateTimeout; after that, or when the registry
+// failed, onFailure decides: the tag rules, or a visible rejection that
+// names the image and the error. Either way the pod gets one Event.
+
+// Event reasons of image resolution.
+const (
+	// EventImagePlatformsUnknown: the registry did not tell an image's
+	// platforms in time, and the pod is placed by the tag rules or kept
+	// unschedulable, as onFailure says.
+	EventImagePlatformsUnknown = "ImagePlatformsUnknown"
+)
+
+// resolution is the plugin's side of image resolution.
+type resolution struct {
+	args     *config.ImageResolution
+	resolver *imageinspect.Resolver
+	handle   fwk.Handle
+	clock    clock.WithDelayedExecution
+
+	mu sync.Mutex
+	// held are the pods PreEnqueue has held, or whose images failed to
+	// resolve, by UID: when they were first held, for the timeout, and
+	// whether they got their Event.
+	held map[types.UID]*heldPod
+	// byKey finds a held pod from the waiter key the resolver reports.
+	byKey map[string]*heldPod
+}
+
+type heldPod struct {
+	pod    *v1.Pod
+	key    string
+	since  time.Time
+	timer  clock.Timer
+	warned map[string]bool // images the pod got an Event for
+}
+
+// maxHeld bounds the pods remembered; entries long past their timeout are
+// dropped first.
+const maxHeld = 50000
+
+// newResolution starts the resolver of args, or returns nil when
+// resolution is off.
+func newResolution(ctx context.Context, args *config.ImageResolution, h fwk.Handle) (*resolution, error) {
+	if !imageinspect.Enabled(args) {
+		return nil, nil
+	}
+	var getSecret imageinspect.SecretGetter
+	if h != nil && h.ClientSet() != nil {
+		client := h.ClientSet()
+		getSecret = func(ctx context.Context, namespace, name string) (*v1.Secret, error) {
+			return client.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
+		}
+	}
+	resolver, err := imageinspect.New(imageinspect.ConfigFromArgs(args, getSecret))
+	if err != nil {
+		return nil, fmt.Errorf("imageResolution: %w", err)
+	}
+	res := &resolution{
+		args:     args,
+		resolver: resolver,
+		handle:   h,
+		clock:    clock.RealClock{},
+		held:     map[types.UID]*heldPod{},
+		byKey:    map[string]*heldPod{},
+	}
+	resolver.OnResolved(res.wake)
+	resolver.Start(ctx)
+	return res, nil
+}
+
+// inScope reports whether the images of a pod whose OS is os (as the pod
+// or its tags declare it, "" when undeclared) are resolved.
+func (res *resolution) inScope(os string) bool {
+	switch res.args.Scope {
+	case config.ResolutionWindows:
+		return os == windows.OSWindows
+	case config.ResolutionUndeclared:
+		return os == windows.OSWindows || os == ""
+	}
+	return false
+}
+
+// declaredOS is the OS a pod declares before any registry is asked: its
+// .spec.os.name, or Windows when a tag or HostProcess says so.
+func (pl *WindowsAware) declaredOS(pod *v1.Pod) string {
+	if pod.Spec.OS != nil {
+		return strings.ToLower(string(pod.Spec.OS.Name))
+	}
+	if isHostProcess(pod) {
+		return windows.OSWindows
+	}
+	found := false
+	forEachImage(pod, func(ref string) bool {
+		if img, err := pl.images.imageOf(ref); err == nil && img.Windows {
+			found = true
+			return false
+		}
+		return true
+	})
+	if found {
+		return windows.OSWindows
+	}
+	return ""
+}
+
+// forEachImage calls fn with each image of the pod until fn returns false.
+// Unlike podImages it allocates nothing.
+func forEachImage(pod *v1.Pod, fn func(ref string) bool) {
+	for i := range pod.Spec.InitContainers {
+		if !fn(pod.Spec.InitContainers[i].Image) {
+			return
+		}
+	}
+	for i := range pod.Spec.Containers {
+		if !fn(pod.Spec.Containers[i].Image) {
+			return
+		}
+	}
+}
+
+// wantsRegistry reports whether the registry is to be asked about ref: its
+// reference parses and its tag names no build.
+func (pl *WindowsAware) wantsRegistry(ref string) bool {
+	img, err := pl.images.imageOf(ref)
+	return err == nil && img.Version.IsZero()
+}
+
+// PreEnqueue holds a pod while an image it needs is being resolved, at
+// most gateTimeout. It runs under the scheduling queue's lock: it looks
+// facts up, queues work for the resolver, and never waits or calls back
+// into the queue.
+func (pl *WindowsAware) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
+	res := pl.resolution
+	if res == nil || res.args.GateTimeout.Duration == 0 || !res.inScope(pl.declaredOS(pod)) {
+		return nil
+	}
+	var waiting string
+	forEachImage(pod, func(ref string) bool {
+		if !pl.wantsRegistry(ref) {
+			return true
+		}
+		if r, known := res.resolver.Lookup(ref); known && r.State != imageinspect.StatePending {
+			if r.Stale {
+				// Served meanwhile; refreshed in the background.
+				res.resolver.Want(ref, "", pullSecretsOf(pod))
+			}
+			return true
+		}
+		waiting = ref
+		return false
+	})
+	if waiting == "" {
+		res.release(pod)
+		return nil
+	}
+	if !res.hold(pod) {
+		return nil // held long enough: PreFilter applies onFailure
+	}
+	key := podKey(pod)
+	pulls := pullSecretsOf(pod)
+	queued := false
+	forEachImage(pod, func(ref string) bool {
+		if pl.wantsRegistry(ref) && res.resolver.Want(ref, key, pulls) {
+			queued = true
+		}
+		return true
+	})
+	if !queued {
+		return nil
+	}
+	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("waiting for the registry to tell the platforms of image %q", waiting))
+}
+
+// hold records that pod is held and reports whether it may be held still:
+// false once gateTimeout has passed since it was first held. A timer wakes
+// the pod at its deadline, so that a registry that never answers costs it
+// gateTimeout, not the queue's periodic flush.
+func (res *resolution) hold(pod *v1.Pod) bool {
+	res.mu.Lock()
+	defer res.mu.Unlock()
+	now := res.clock.Now()
+	h, ok := res.held[pod.UID]
+	if !ok {
+		if len(res.held) >= maxHeld {
+			res.forgetOldLocked(now)
+		}
+		h = &heldPod{pod: pod, key: podKey(pod), since: now}
+		res.held[pod.UID] = h
+		res.byKey[h.key] = h
+		h.timer = res.clock.AfterFunc(res.args.GateTimeout.Duration, func() { res.activate(h.key) })
+	}
+	h.pod = pod
+	return now.Sub(h.since) < res.args.GateTimeout.Duration
+}
+
+// release forgets a pod whose images are all known.
+func (res *resolution) release(pod *v1.Pod) {
+	res.mu.Lock()
+	defer res.mu.Unlock()
+	if h, ok := res.held[pod.UID]; ok && len(h.warned) == 0 {
+		res.forgetLocked(h)
+	}
+}
+
+func (res *resolution) forgetLocked(h *heldPod) {
+	if h.timer != nil {
+		h.timer.Stop()
+	}
+	delete(res.held, h.pod.UID)
+	if res.byKey[h.key] == h {
+		delete(res.byKey, h.key)
+	}
+}
+
+// forgetOldLocked drops the pods held longer than an hour past their
+// timeout: deleted or long since scheduled.
+func (res *resolution) forgetOldLocked(now time.Time) {
+	for _, h := range res.held {
+		if now.Sub(h.since) > res.args.GateTimeout.Duration+time.Hour {
+			res.forgetLocked(h)
+		}
+	}
+}
+
+// wake is the resolver's callback: the facts of an image are stored, so
+// the pods waiting for it go back to the active queue, where PreEnqueue
+// runs again and finds them.
+func (res *resolution) wake(_ string, waiters []string) {
+	for _, key := range waiters {
+		res.activate(key)
+	}
+}
+
+func (res *resolution) activate(key string) {
+	res.mu.Lock()
+	h, ok := res.byKey[key]
+	var pod *v1.Pod
+	if ok {
+		pod = h.pod
+	}
+	res.mu.Unlock()
+	if pod == nil || res.handle == nil {
+		return
+	}
+	res.handle.Activate(klog.Background(), map[string]*v1.Pod{key: pod})
+}
+
+// platformsOf returns what the registry told of ref for PreFilter: the
+// platforms, or, when it could not tell, the error, with whether the
+// onFailure policy rejects the pod for it. known is false when the
+// registry was not asked or has not answered yet.
+func (res *resolution) platformsOf(pod *v1.Pod, ref string) (platforms []windows.Platform, known bool, err error) {
+	r, ok := res.resolver.Lookup(ref)
+	if !ok {
+		// Not asked yet (a pod PreEnqueue does not hold): ask now, in the
+		// background, for the next attempt.
+		res.resolver.Want(ref, podKey(pod), pullSecretsOf(pod))
+	}
+	if !ok || r.State == imageinspect.StatePending {
+		res.warn(pod, ref, fmt.Sprintf("the registry did not tell the platforms of image %q within %s", ref, res.args.GateTimeout.Duration))
+		return nil, false, res.failure(ref, fmt.Errorf("its registry has not answered yet"))
+	}
+	if r.State == imageinspect.StateFailed {
+		if r.Class == imageinspect.ClassRefused {
+			// The registry is not allowlisted, or its address is private:
+			// the administrator chose not to ask it, so its images are
+			// placed by their tags, quietly.
+			return nil, false, nil
+		}
+		res.warn(pod, ref, fmt.Sprintf("could not read the platforms of image %q: %v", ref, r.Err))
+		return nil, false, res.failure(ref, r.Err)
+	}
+	return r.Platforms, true, nil
+}
+
+// failure is the error PreFilter rejects the pod with under onFailure
+// Reject, or nil under TagRules.
+func (res *resolution) failure(ref string, err error) error {
+	if res.args.OnFailure != config.OnFailureReject {
+		return nil
+	}
+	return conflictf("waiting for the platforms of image %q (onFailure: Reject): %v", ref, err)
+}
+
+// warn records one Event per pod and image whose platforms are unknown.
+func (res *resolution) warn(pod *v1.Pod, ref, msg string) {
+	res.mu.Lock()
+	h, ok := res.held[pod.UID]
+	if !ok {
+		h = &heldPod{pod: pod, key: podKey(pod), since: res.clock.Now()}
+		res.held[pod.UID] = h
+		res.byKey[h.key] = h
+	}
+	if h.warned == nil {
+		h.warned = map[string]bool{}
+	}
+	first := !h.warned[ref]
+	h.warned[ref] = true
+	res.mu.Unlock()
+	if !first || res.handle == nil || res.handle.EventRecorder() == nil {
+		return
+	}
+	action := "placing the pod by its image tags"
+	if res.args.OnFailure == config.OnFailureReject {
+		action = "keeping the pod unschedulable until it does"
+	}
+	res.handle.EventRecorder().Eventf(pod, nil, v1.EventTypeWarning, EventImagePlatformsUnknown, "Scheduling", "%s; %s", msg, action)
+}
+
+func podKey(pod *v1.Pod) string { return pod.Namespace + "/" + pod.Name }
+
+func pullSecretsOf(pod *v1.Pod) imageinspect.PullSecrets {
+	p := imageinspect.PullSecrets{Namespace: pod.Namespace}
+	for _, s := range pod.Spec.ImagePullSecrets {
+		p.Names = append(p.Names, s.Name)
+	}
+	return p
+}
