@@ -22,6 +22,8 @@
 #   kube-controller-manager  k8s.io/kubernetes           hack/tools/go.mod
 #   kubectl                  k8s.io/kubernetes           hack/tools/go.mod
 #   kwok                     sigs.k8s.io/kwok            hack/tools/kwok/go.mod
+#   registry                 github.com/distribution/distribution/v3
+#                                                        hack/tools/registry/go.mod
 #
 # Each binary has a stamp file beside it (<tool>.stamp) naming the module
 # version and the Go version it was built with; a tool is rebuilt only when
@@ -85,6 +87,12 @@ kube_ldflags() {
     "$p" "$v" "$p" "$p" "$minor" "$p"
 }
 
+registry_ldflags() {
+  local v
+  v=$(module_version "$ROOT/hack/tools/registry" github.com/distribution/distribution/v3)
+  printf -- '-X github.com/distribution/distribution/v3/version.version=%s' "$v"
+}
+
 kwok_ldflags() {
   local v
   v=$(module_version "$ROOT/hack/tools/kwok" sigs.k8s.io/kwok)
@@ -92,7 +100,7 @@ kwok_ldflags() {
 }
 
 want=("$@")
-[[ ${#want[@]} -gt 0 ]] || want=(etcd kube-apiserver kube-controller-manager kubectl kwok)
+[[ ${#want[@]} -gt 0 ]] || want=(etcd kube-apiserver kube-controller-manager kubectl kwok registry)
 
 total=$SECONDS
 log "tools dir: $TOOLS_DIR ($GO_VERSION)"
@@ -104,8 +112,11 @@ for tool in "${want[@]}"; do
       build "$tool" "$ROOT/hack/tools" k8s.io/kubernetes "k8s.io/kubernetes/cmd/$tool" "$(kube_ldflags)" ;;
     kwok)
       build kwok "$ROOT/hack/tools/kwok" sigs.k8s.io/kwok sigs.k8s.io/kwok/cmd/kwok "$(kwok_ldflags)" ;;
+    registry)
+      build registry "$ROOT/hack/tools/registry" github.com/distribution/distribution/v3 \
+        github.com/distribution/distribution/v3/cmd/registry "$(registry_ldflags)" ;;
     *)
-      log "unknown tool $tool (want etcd, kube-apiserver, kube-controller-manager, kubectl or kwok)"
+      log "unknown tool $tool (want etcd, kube-apiserver, kube-controller-manager, kubectl, kwok or registry)"
       exit 2 ;;
   esac
 done

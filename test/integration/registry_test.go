@@ -1,0 +1,314 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/windows-aware/windows-aware/internal/registryserver"
+)
+
+// startRegistry starts the distribution registry (bin/tools/registry) for
+// one test and stops it when the test ends, checking that it left no
+// process behind. Without the binary the test is skipped, or fails in CI.
+func startRegistry(t *testing.T, opts registryserver.Options) *registryserver.Server {
+	t.Helper()
+	if _, err := registryserver.FindBinary(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skipf("%v (outside CI the test is skipped; in CI, with CI=true, this is a failure)", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	s, err := registryserver.Start(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("registry %s (pid %d) answered after %s", s.Host, s.Pid(), time.Since(start).Round(time.Millisecond))
+	t.Cleanup(func() {
+		pid, dir := s.Pid(), s.Dir
+		if t.Failed() {
+			t.Logf("registry log ends with:\n%s", s.Tail(4096))
+		}
+		if err := s.Stop(); err != nil {
+			t.Errorf("stopping the registry: %v", err)
+		}
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("registry pid %d still exists after Stop (kill -0: %v)", pid, err)
+		}
+		if opts.Dir == "" {
+			if _, err := os.Stat(dir); !os.IsNotExist(err) {
+				t.Errorf("registry directory %s still exists after Stop (%v)", dir, err)
+			}
+		}
+	})
+	return s
+}
+
+// listedImage is what a client reads back for one manifest of an image:
+// its entry in the index (nil for a single image) and its config.
+type listedImage struct {
+	Entry  *v1.Platform
+	Config v1.Platform
+	// AttestationOf is the vnd.docker.reference.digest of an attestation
+	// entry.
+	AttestationOf string
+}
+
+// readBack reads ref as a client that knows nothing of how it was pushed.
+func readBack(ctx context.Context, ref name.Reference, opts []remote.Option) (types.MediaType, []listedImage, error) {
+	desc, err := remote.Get(ref, opts...)
+	if err != nil {
+		return "", nil, err
+	}
+	configOf := func(img v1.Image) (v1.Platform, error) {
+		cfg, err := img.ConfigFile()
+		if err != nil {
+			return v1.Platform{}, err
+		}
+		return v1.Platform{OS: cfg.OS, Architecture: cfg.Architecture, Variant: cfg.Variant, OSVersion: cfg.OSVersion}, nil
+	}
+	if !desc.MediaType.IsIndex() {
+		img, err := desc.Image()
+		if err != nil {
+			return "", nil, err
+		}
+		p, err := configOf(img)
+		return desc.MediaType, []listedImage{{Config: p}}, err
+	}
+	idx, err := desc.ImageIndex()
+	if err != nil {
+		return "", nil, err
+	}
+	im, err := idx.IndexManifest()
+	if err != nil {
+		return "", nil, err
+	}
+	var out []listedImage
+	for _, m := range im.Manifests {
+		img, err := remote.Image(ref.Context().Digest(m.Digest.String()), opts...)
+		if err != nil {
+			return "", nil, fmt.Errorf("entry %s: %w", m.Digest, err)
+		}
+		p, err := configOf(img)
+		if err != nil {
+			return "", nil, fmt.Errorf("entry %s config: %w", m.Digest, err)
+		}
+		out = append(out, listedImage{Entry: m.Platform, Config: p, AttestationOf: m.Annotations[registryserver.ReferenceDigestAnnotation]})
+	}
+	return desc.MediaType, out, nil
+}
+
+func platform(os, arch, osVersion string) v1.Platform {
+	return v1.Platform{OS: os, Architecture: arch, OSVersion: osVersion}
+}
+
+func entry(os, arch, osVersion string) *v1.Platform {
+	p := platform(os, arch, osVersion)
+	return &p
+}
+
+// TestRegistryHarness pushes every kind of synthetic image, in both
+// flavours, to the real registry over TLS with its htpasswd credentials,
+// reads each back as a client would, and checks that anonymous or
+// unverified access is refused.
+func TestRegistryHarness(t *testing.T) {
+	s := startRegistry(t, registryserver.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	const (
+		v2019 = registryserver.OSVersion2019
+		v2022 = registryserver.OSVersion2022
+	)
+	win := func(osVersion string) registryserver.Platform {
+		return registryserver.Platform{OS: "windows", Architecture: "amd64", OSVersion: osVersion}
+	}
+	linux := registryserver.Platform{OS: "linux", Architecture: "amd64"}
+	linuxARM := registryserver.Platform{OS: "linux", Architecture: "arm64", Variant: "v8"}
+	armEntry := &v1.Platform{OS: "linux", Architecture: "arm64", Variant: "v8"}
+
+	cases := []struct {
+		name    string
+		index   bool
+		entries []registryserver.Entry
+		want    []listedImage
+	}{
+		{
+			name:    "single Windows image built on 2022",
+			entries: []registryserver.Entry{{Platform: win(v2022)}},
+			want:    []listedImage{{Config: platform("windows", "amd64", v2022)}},
+		},
+		{
+			name:  "Windows-only list, 2019 and 2022",
+			index: true, entries: []registryserver.Entry{{Platform: win(v2019)}, {Platform: win(v2022)}},
+			want: []listedImage{
+				{Entry: entry("windows", "amd64", v2019), Config: platform("windows", "amd64", v2019)},
+				{Entry: entry("windows", "amd64", v2022), Config: platform("windows", "amd64", v2022)},
+			},
+		},
+		{
+			name:  "Linux and Windows list",
+			index: true, entries: []registryserver.Entry{{Platform: linux}, {Platform: linuxARM}, {Platform: win(v2019)}, {Platform: win(v2022)}},
+			want: []listedImage{
+				{Entry: entry("linux", "amd64", ""), Config: platform("linux", "amd64", "")},
+				{Entry: armEntry, Config: v1.Platform{OS: "linux", Architecture: "arm64", Variant: "v8"}},
+				{Entry: entry("windows", "amd64", v2019), Config: platform("windows", "amd64", v2019)},
+				{Entry: entry("windows", "amd64", v2022), Config: platform("windows", "amd64", v2022)},
+			},
+		},
+		{
+			name:  "entries without os.version: only in the config, and nowhere",
+			index: true, entries: []registryserver.Entry{{Platform: win(v2022), HideOSVersion: true}, {Platform: win("")}},
+			want: []listedImage{
+				{Entry: entry("windows", "amd64", ""), Config: platform("windows", "amd64", v2022)},
+				{Entry: entry("windows", "amd64", ""), Config: platform("windows", "amd64", "")},
+			},
+		},
+		{
+			name:  "attestation entry after the images",
+			index: true, entries: []registryserver.Entry{{Platform: linux, Attested: true}, {Platform: win(v2022), Attested: true}},
+			want: []listedImage{
+				{Entry: entry("linux", "amd64", ""), Config: platform("linux", "amd64", "")},
+				{Entry: entry("windows", "amd64", v2022), Config: platform("windows", "amd64", v2022)},
+				{Entry: entry("unknown", "unknown", ""), Config: platform("unknown", "unknown", ""), AttestationOf: "linux"},
+				{Entry: entry("unknown", "unknown", ""), Config: platform("unknown", "unknown", ""), AttestationOf: "windows"},
+			},
+		},
+	}
+	wantMediaType := map[registryserver.Flavour]map[bool]types.MediaType{
+		registryserver.Docker: {false: types.DockerManifestSchema2, true: types.DockerManifestList},
+		registryserver.OCI:    {false: types.OCIManifestSchema1, true: types.OCIImageIndex},
+	}
+	for _, flavour := range []registryserver.Flavour{registryserver.Docker, registryserver.OCI} {
+		for i, tc := range cases {
+			t.Run(string(flavour)+"/"+tc.name, func(t *testing.T) {
+				spec := registryserver.Spec{Flavour: flavour, Index: tc.index, Entries: tc.entries}
+				a, err := spec.Build()
+				if err != nil {
+					t.Fatal(err)
+				}
+				tagged := fmt.Sprintf("harness/%s-%d:v1", flavour, i)
+				pushed, err := s.Push(ctx, tagged, a)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ref, err := s.Reference(tagged)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mediaType, got, err := readBack(ctx, ref, s.RemoteOptions(ctx))
+				if err != nil {
+					t.Fatalf("reading %s back: %v", ref, err)
+				}
+				if want := wantMediaType[flavour][tc.index]; mediaType != want {
+					t.Errorf("media type %s, want %s", mediaType, want)
+				}
+				// The attestations name the image they attest by digest:
+				// replace the digest by the OS of that image.
+				osByDigest := map[string]string{}
+				if tc.index {
+					idx, err := remote.Index(pushed, s.RemoteOptions(ctx)...)
+					if err != nil {
+						t.Fatal(err)
+					}
+					im, err := idx.IndexManifest()
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, m := range im.Manifests {
+						osByDigest[m.Digest.String()] = m.Platform.OS
+					}
+				}
+				for i := range got {
+					if d := got[i].AttestationOf; d != "" {
+						got[i].AttestationOf = osByDigest[d]
+					}
+				}
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("read back from %s (-want +got):\n%s", ref, diff)
+				}
+			})
+		}
+	}
+
+	t.Run("anonymous access is refused", func(t *testing.T) {
+		ref, err := s.Reference("harness/docker-0:v1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = remote.Get(ref, remote.WithContext(ctx), remote.WithTransport(s.Transport()))
+		var terr *transport.Error
+		if !errors.As(err, &terr) || terr.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("anonymous GET of %s: %v, want a 401 transport error", ref, err)
+		}
+		resp, err := (&http.Client{Transport: s.Transport()}).Get(s.URL() + "/v2/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(got, "Basic ") {
+			t.Errorf("GET /v2/ without credentials: %s, WWW-Authenticate %q; want 401 and a Basic challenge", resp.Status, got)
+		}
+	})
+
+	t.Run("a wrong password is refused", func(t *testing.T) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL()+"/v2/harness/docker-0/manifests/v1", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.SetBasicAuth(s.Username, s.Password+"x")
+		resp, err := (&http.Client{Transport: s.Transport()}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("GET with a wrong password: %s, want 401", resp.Status)
+		}
+	})
+
+	t.Run("the certificate is only trusted through the CA", func(t *testing.T) {
+		ref, err := s.Reference("harness/docker-0:v1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = remote.Get(ref, remote.WithContext(ctx), remote.WithAuth(s.Authenticator()))
+		var unknownCA x509.UnknownAuthorityError
+		if !errors.As(err, &unknownCA) {
+			t.Fatalf("GET without the CA: %v, want x509.UnknownAuthorityError", err)
+		}
+	})
+}
