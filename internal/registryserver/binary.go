@@ -22,6 +22,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 )
 
 // Binary is the registry's file name in bin/tools, as hack/build-tools.sh
@@ -60,7 +61,9 @@ func FindBinary() (string, error) {
 				if p := executable(filepath.Join(tools, Binary)); p != "" {
 					return p, nil
 				}
-				looked = append(looked, tools)
+				if !slices.Contains(looked, tools) {
+					looked = append(looked, tools)
+				}
 				break
 			}
 			if filepath.Dir(d) == d {

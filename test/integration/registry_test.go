@@ -23,12 +23,14 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
@@ -311,4 +313,194 @@ func TestRegistryHarness(t *testing.T) {
 			t.Fatalf("GET without the CA: %v, want x509.UnknownAuthorityError", err)
 		}
 	})
+}
+
+// TestRegistryFaultProxy reads a manifest of the real registry through the
+// fault proxy under each fault.
+func TestRegistryFaultProxy(t *testing.T) {
+	s := startRegistry(t, registryserver.Options{InMemory: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a, err := registryserver.Spec{Flavour: registryserver.Docker, Entries: []registryserver.Entry{
+		{Platform: registryserver.Platform{OS: "windows", Architecture: "amd64", OSVersion: registryserver.OSVersion2019}},
+	}}.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Push(ctx, "faults/app:1", a); err != nil {
+		t.Fatal(err)
+	}
+	proxy, err := s.NewFaultProxy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = proxy.Close() })
+
+	// get reads the manifest through the proxy on a new connection.
+	get := func() (*http.Response, time.Duration, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+proxy.Host+"/v2/faults/app/manifests/1", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.SetBasicAuth(s.Username, s.Password)
+		req.Header.Set("Accept", string(types.DockerManifestSchema2))
+		transport := s.Transport()
+		defer transport.CloseIdleConnections()
+		start := time.Now()
+		resp, err := (&http.Client{Transport: transport}).Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return resp, time.Since(start), err
+	}
+
+	cases := []struct {
+		name           string
+		fault          registryserver.Fault
+		wantStatus     int // 0: want a transport error
+		wantRetryAfter string
+		minDuration    time.Duration
+	}{
+		{name: "no fault", wantStatus: http.StatusOK},
+		{name: "500 ms latency", fault: registryserver.Fault{Latency: 500 * time.Millisecond}, wantStatus: http.StatusOK, minDuration: 500 * time.Millisecond},
+		{name: "429 with Retry-After", fault: registryserver.Fault{Status: http.StatusTooManyRequests, RetryAfter: "3"}, wantStatus: http.StatusTooManyRequests, wantRetryAfter: "3"},
+		{name: "503", fault: registryserver.Fault{Status: http.StatusServiceUnavailable}, wantStatus: http.StatusServiceUnavailable},
+		{name: "connection dropped", fault: registryserver.Fault{Drop: true}},
+		{name: "fault on other paths only", fault: registryserver.Fault{Status: http.StatusInternalServerError, Match: func(r *http.Request) bool {
+			return strings.Contains(r.URL.Path, "/blobs/")
+		}}, wantStatus: http.StatusOK},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			proxy.Set(tc.fault)
+			defer proxy.Set(registryserver.Fault{})
+			resp, took, err := get()
+			switch {
+			case tc.wantStatus == 0:
+				if err == nil {
+					t.Fatalf("got %s, want a transport error", resp.Status)
+				}
+				return
+			case err != nil:
+				t.Fatal(err)
+			}
+			if resp.StatusCode != tc.wantStatus {
+				t.Errorf("status %s, want %d", resp.Status, tc.wantStatus)
+			}
+			if got := resp.Header.Get("Retry-After"); got != tc.wantRetryAfter {
+				t.Errorf("Retry-After %q, want %q", got, tc.wantRetryAfter)
+			}
+			if took < tc.minDuration {
+				t.Errorf("took %s, want at least %s", took, tc.minDuration)
+			}
+			if tc.wantStatus == http.StatusOK && resp.Header.Get("Docker-Content-Digest") == "" {
+				t.Error("no Docker-Content-Digest: the answer did not come from the registry")
+			}
+		})
+	}
+
+	t.Run("down refuses connections, up serves again", func(t *testing.T) {
+		if err := proxy.SetDown(true); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := get()
+		if !errors.Is(err, syscall.ECONNREFUSED) {
+			t.Errorf("while down: %v, want connection refused", err)
+		}
+		if err := proxy.SetDown(false); err != nil {
+			t.Fatal(err)
+		}
+		resp, _, err := get()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Errorf("up again: %v %v, want 200", resp, err)
+		}
+	})
+
+	t.Run("go-containerregistry reads through the proxy", func(t *testing.T) {
+		proxy.Set(registryserver.Fault{Latency: 100 * time.Millisecond})
+		defer proxy.Set(registryserver.Fault{})
+		proxy.ResetCounts()
+		ref, err := name.ParseReference(proxy.Host + "/faults/app:1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, got, err := readBack(ctx, ref, s.RemoteOptions(ctx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []listedImage{{Config: platform("windows", "amd64", registryserver.OSVersion2019)}}; !cmp.Equal(got, want) {
+			t.Errorf("read back %+v, want %+v", got, want)
+		}
+		if proxy.Requests() == 0 || proxy.Forwarded() != proxy.Requests() {
+			t.Errorf("proxy saw %d requests and forwarded %d; want every request forwarded", proxy.Requests(), proxy.Forwarded())
+		}
+	})
+}
+
+// TestDemoRegistry starts the registry make demo uses and checks that each
+// demo image reads back with the Windows builds it was declared with, with
+// the credentials of the Docker config the demo hands the scheduler.
+func TestDemoRegistry(t *testing.T) {
+	if _, err := registryserver.FindBinary(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	start := time.Now()
+	d, err := registryserver.StartDemo(ctx, registryserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("demo registry %s up with %d images in %s", d.Host, len(d.Images), time.Since(start).Round(time.Millisecond))
+	t.Cleanup(func() { _ = d.Stop() })
+
+	config, err := os.ReadFile(d.DockerConfigFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keychain, err := dockerConfigKeychain(t, config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []remote.Option{remote.WithContext(ctx), remote.WithTransport(d.Transport()), remote.WithAuthFromKeychain(keychain)}
+	if len(d.Images) != len(registryserver.DemoImages) {
+		t.Fatalf("%d images pushed, want %d", len(d.Images), len(registryserver.DemoImages))
+	}
+	for _, img := range d.Images {
+		ref, err := name.ParseReference(img.Reference)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, got, err := readBack(ctx, ref, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", img.Reference, err)
+		}
+		var builds []string
+		for _, li := range got {
+			if li.Config.OS == "windows" {
+				parts := strings.Split(li.Config.OSVersion, ".")
+				builds = append(builds, strings.Join(parts[:min(3, len(parts))], "."))
+			}
+		}
+		if !cmp.Equal(builds, img.Builds) {
+			t.Errorf("%s: Windows builds %v, want %v", img.Reference, builds, img.Builds)
+		}
+		if strings.Contains(img.Tag, "ltsc") || strings.Contains(img.Tag, "17763") || strings.Contains(img.Tag, "20348") {
+			t.Errorf("%s: a demo image's tag must not name its Windows build", img.Reference)
+		}
+	}
+}
+
+// dockerConfigKeychain is a keychain that reads only config, a Docker
+// config.json, the way a client given that file would.
+func dockerConfigKeychain(t *testing.T, config []byte) (authn.Keychain, error) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), config, 0o600); err != nil {
+		return nil, err
+	}
+	t.Setenv("DOCKER_CONFIG", dir)
+	return authn.DefaultKeychain, nil
 }
