@@ -45,12 +45,7 @@ import (
 // process behind. Without the binary the test is skipped, or fails in CI.
 func startRegistry(t *testing.T, opts registryserver.Options) *registryserver.Server {
 	t.Helper()
-	if _, err := registryserver.FindBinary(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skipf("%v (outside CI the test is skipped; in CI, with CI=true, this is a failure)", err)
-	}
+	requireRegistryBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	start := time.Now()
@@ -67,8 +62,8 @@ func startRegistry(t *testing.T, opts registryserver.Options) *registryserver.Se
 		if err := s.Stop(); err != nil {
 			t.Errorf("stopping the registry: %v", err)
 		}
-		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-			t.Errorf("registry pid %d still exists after Stop (kill -0: %v)", pid, err)
+		if !gone(pid) {
+			t.Errorf("registry pid %d still exists after Stop", pid)
 		}
 		if opts.Dir == "" {
 			if _, err := os.Stat(dir); !os.IsNotExist(err) {
@@ -441,12 +436,7 @@ func TestRegistryFaultProxy(t *testing.T) {
 // demo image reads back with the Windows builds it was declared with, with
 // the credentials of the Docker config the demo hands the scheduler.
 func TestDemoRegistry(t *testing.T) {
-	if _, err := registryserver.FindBinary(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	requireRegistryBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := time.Now()
@@ -503,4 +493,77 @@ func dockerConfigKeychain(t *testing.T, config []byte) (authn.Keychain, error) {
 	}
 	t.Setenv("DOCKER_CONFIG", dir)
 	return authn.DefaultKeychain, nil
+}
+
+// TestRegistryLifecycle starts a registry with a pid file, restarts it
+// (filesystem storage keeps what was pushed), and stops it.
+func TestRegistryLifecycle(t *testing.T) {
+	requireRegistryBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pids", "registry.pid")
+	s, err := registryserver.Start(ctx, registryserver.Options{Dir: filepath.Join(dir, "registry"), LogDir: filepath.Join(dir, "logs"), PIDFile: pidFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	binary, _ := registryserver.FindBinary()
+	rec, err := os.ReadFile(pidFile)
+	if want := fmt.Sprintf("%d\n%s\n", s.Pid(), binary); err != nil || string(rec) != want {
+		t.Errorf("pid file %q (%v), want %q", rec, err, want)
+	}
+	if !strings.HasPrefix(s.LogFile, filepath.Join(dir, "logs")) {
+		t.Errorf("log file %s is not in LogDir", s.LogFile)
+	}
+
+	a, err := registryserver.Spec{Flavour: registryserver.OCI, Entries: []registryserver.Entry{{Platform: registryserver.Platform{OS: "windows", Architecture: "amd64", OSVersion: registryserver.OSVersion2025}}}}.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pushed, err := s.Push(ctx, "lifecycle/app:1", a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, host := s.Pid(), s.Host
+	if err := s.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s.Host != host || s.Pid() == first || !gone(first) {
+		t.Errorf("after Restart: host %s (was %s), pid %d (was %d, gone: %v)", s.Host, host, s.Pid(), first, gone(first))
+	}
+	if _, err := remote.Head(pushed, s.RemoteOptions(ctx)...); err != nil {
+		t.Errorf("%s after Restart: %v", pushed, err)
+	}
+
+	pid := s.Pid()
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if !gone(pid) {
+		t.Errorf("pid %d still exists after Stop", pid)
+	}
+	if _, err := os.Stat(pidFile); !os.IsNotExist(err) {
+		t.Errorf("pid file still exists after Stop (%v)", err)
+	}
+	if _, err := os.Stat(s.Dir); err != nil {
+		t.Errorf("Stop removed Dir %s, which the caller gave: %v", s.Dir, err)
+	}
+}
+
+// requireRegistryBinary skips the test when bin/tools/registry is missing,
+// or fails it in CI.
+func requireRegistryBinary(t *testing.T) {
+	t.Helper()
+	if _, err := registryserver.FindBinary(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skipf("%v (outside CI the test is skipped; in CI, with CI=true, this is a failure)", err)
+	}
+}
+
+// gone reports whether no process has pid.
+func gone(pid int) bool {
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
