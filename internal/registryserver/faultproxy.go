@@ -225,9 +225,10 @@ func (p *FaultProxy) Set(f Fault) {
 	p.remaining = f.Times
 }
 
-// Requests is how many requests reached the proxy; Forwarded, how many of
-// them it passed on to the registry.
-func (p *FaultProxy) Requests() int64  { return p.requests.Load() }
+// Requests is how many requests reached the proxy.
+func (p *FaultProxy) Requests() int64 { return p.requests.Load() }
+
+// Forwarded is how many requests the proxy passed on to the registry.
 func (p *FaultProxy) Forwarded() int64 { return p.forwarded.Load() }
 
 // ResetCounts sets Requests and Forwarded to zero.
