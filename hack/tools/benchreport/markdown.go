@@ -158,6 +158,9 @@ func perfTables(w io.Writer, r *results) {
 	fmt.Fprintf(w, "Placements checked after every workload (internal/oracle; not enforced for StockNoSelectors):\n\n")
 	rows = nil
 	for _, p := range r.placements {
+		if p.Pods == 0 {
+			continue // not a workload of the mix
+		}
 		var kinds []string
 		for kind, pools := range p.Placement {
 			kinds = append(kinds, kind+" → "+counts(pools))

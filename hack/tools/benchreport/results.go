@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,19 +35,24 @@ import (
 // and unit (as the benchmark reported it), the value of every run.
 type samples map[string]map[string][]float64
 
-// readBench reads go test -bench output with benchfmt; a missing file is
-// no results.
+// readBench reads a file of go test -bench output; a missing file is no
+// results.
 func readBench(path string) (samples, error) {
-	s := samples{}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return s, nil
+		return samples{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	r := benchfmt.NewReader(f, path)
+	return parseBench(f, path)
+}
+
+// parseBench reads go test -bench output with benchfmt.
+func parseBench(in io.Reader, fileName string) (samples, error) {
+	s := samples{}
+	r := benchfmt.NewReader(in, fileName)
 	for r.Scan() {
 		switch rec := r.Result().(type) {
 		case *benchfmt.SyntaxError:

@@ -138,8 +138,12 @@ func (v *verifier) prepare(tCtx ktesting.TContext) error {
 		for _, e := range r.Errors {
 			tCtx.Errorf("%s", e)
 		}
-		if len(r.Errors) == 0 && r.Pods > 0 {
+		switch {
+		case len(r.Errors) > 0 || r.Pods == 0:
+		case r.Enforced:
 			tCtx.Logf("placements verified: %d pods of the mix, all on nodes that run them: %v", r.Pods, r.Placement)
+		default:
+			tCtx.Logf("placements counted, not enforced: %d pods of the mix, %d on nodes that cannot run them: %v", r.Pods, r.Misplaced, r.Placement)
 		}
 	})
 	return nil
