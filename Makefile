@@ -44,6 +44,7 @@ test: test-unit test-fuzz test-integration ## Everything: unit, fuzz and integra
 .PHONY: test-unit
 test-unit: build ## Unit tests, the shipped-config test and the --version check.
 	$(GO) test ./pkg/... ./cmd/... ./internal/...
+	cd hack/tools/benchreport && $(GO) test ./...
 	@$(BIN_DIR)/scheduler --version | tee /dev/stderr | grep -q '+windows-aware\.' \
 	  || { echo "scheduler --version does not carry the project version" >&2; exit 1; }
 
@@ -55,6 +56,7 @@ test-fuzz: ## A short run of every fuzz target.
 	$(GO) test ./pkg/imageinspect -run '^$$' -fuzz '^FuzzParseRef$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/imageinspect -run '^$$' -fuzz '^FuzzKindOf$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/imageinspect -run '^$$' -fuzz '^FuzzParseRetryAfter$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/manifest -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 
 .PHONY: tools
 tools: ## Build etcd, kube-apiserver, kube-controller-manager, kubectl, kwok, helm and the OCI registry into bin/tools.
@@ -81,7 +83,7 @@ bench-ci: tools ## Both benchmark levels at 5,000 nodes, short count.
 	hack/bench.sh ci
 
 .PHONY: bench-report
-bench-report: ## Write docs/benchmarks.md and its chart from the last make bench.
+bench-report: ## Write docs/benchmarks.md from the last make bench.
 	hack/bench.sh report
 
 .PHONY: generate
@@ -93,6 +95,7 @@ verify: ## Check licence headers, formatting, vet and generated code.
 	hack/verify-boilerplate.sh
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
+	cd hack/tools/benchreport && $(GO) vet ./...
 	hack/update-codegen.sh && git diff --exit-code -- pkg/apis
 
 CHART        := charts/windows-aware-scheduler
