@@ -117,11 +117,11 @@ func TestChartSchemaEnumsAreTheSchedulers(t *testing.T) {
 		enum  []any
 		edit  func(value string) [2]string
 	}{
-		{"defaultOS", args["defaultOS"].Enum, func(v string) [2]string { return [2]string{"defaultOS: linux", "defaultOS: " + v} }},
-		{"compatibilityMode", args["compatibilityMode"].Enum, func(v string) [2]string {
+		{field: "defaultOS", enum: args["defaultOS"].Enum, edit: func(v string) [2]string { return [2]string{"defaultOS: linux", "defaultOS: " + v} }},
+		{field: "compatibilityMode", enum: args["compatibilityMode"].Enum, edit: func(v string) [2]string {
 			return [2]string{"compatibilityMode: containerd", "compatibilityMode: " + v}
 		}},
-		{"osTaints.effects", args["osTaints"].Properties["effects"].Items.Enum, func(v string) [2]string {
+		{field: "osTaints.effects", enum: args["osTaints"].Properties["effects"].Items.Enum, edit: func(v string) [2]string {
 			return [2]string{`effects: ["NoSchedule"]`, "effects: [" + v + "]"}
 		}},
 	} {
