@@ -106,6 +106,9 @@ verify-chart: ## Lint and render the Helm chart; hold it to manifests/beside, th
 	$(TOOLS_DIR)/helm lint --strict $(CHART)
 	$(TOOLS_DIR)/helm lint --strict $(CHART) --set hostNetwork=true
 	$(TOOLS_DIR)/helm lint --strict $(CHART) --set metrics.serviceMonitor.enabled=true --set podAntiAffinity=required
+	$(TOOLS_DIR)/helm lint --strict $(CHART) --set pluginArgs.imageResolution.scope=Windows --set 'pluginArgs.imageResolution.registries[0].host=mcr.microsoft.com' \
+		--set pluginArgs.imageResolution.credentials.podPullSecrets=true --set 'imageResolution.pullSecretNamespaces={team-a}' \
+		--set imageResolution.credentials.dockerConfigSecret=regcred --set imageResolution.caBundle.configMap=corp-ca
 	$(TOOLS_DIR)/helm template windows-aware-scheduler $(CHART) --namespace kube-system >/dev/null
 	HELM=$(TOOLS_DIR)/helm WINDOWS_AWARE_REQUIRE_HELM=1 $(GO) test -count=1 -run '^Test(Chart|RBAC|SchedulerManifests)' ./cmd/scheduler/
 
