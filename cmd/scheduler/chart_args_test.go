@@ -207,7 +207,7 @@ leaderElection: {leaseDuration: 30s, renewDeadline: 20s, retryPeriod: 4s}
 		OSTaints:      config.OSTaints{Tolerate: true, Keys: []string{"os", "sku"}, Effects: []v1.TaintEffect{v1.TaintEffectNoSchedule, v1.TaintEffectNoExecute}},
 		// Off, so left out of the configuration: the scheduler's defaults.
 		ImageResolution: config.ImageResolution{
-			Scope: config.ResolutionOff, OnFailure: config.OnFailureTagRules,
+			Scope: config.ResolutionNone, OnFailure: config.OnFailureTagRules,
 			GateTimeout: metav1.Duration{Duration: 10 * time.Second}, RequestTimeout: metav1.Duration{Duration: 10 * time.Second},
 			Cache:       config.ImageCache{MaxEntries: 20000, TagTTL: metav1.Duration{Duration: 10 * time.Minute}, NegativeTTL: metav1.Duration{Duration: time.Minute}},
 			Concurrency: config.ImageConcurrency{Workers: 8, PerRegistry: 4},

@@ -114,14 +114,14 @@ imageResolution:
 	}
 }
 
-// TestChartResolutionOffIsLeftOut: with scope Off the chart writes no
+// TestChartResolutionNoneIsLeftOut: with scope None the chart writes no
 // imageResolution (the scheduler reads none of it), so the scheduler runs
 // with its defaults, whatever else the values hold.
-func TestChartResolutionOffIsLeftOut(t *testing.T) {
+func TestChartResolutionNoneIsLeftOut(t *testing.T) {
 	chart := renderChart(t, besideNamespace, `
 pluginArgs:
   imageResolution:
-    scope: "Off"
+    scope: "None"
     registries: [{host: mcr.microsoft.com}]
     gateTimeout: 1s
 imageResolution:
@@ -130,14 +130,14 @@ imageResolution:
 	cm := get[*v1.ConfigMap](t, chart, "ConfigMap", besideNamespace, besideRelease+"-config")
 	text := cm.Data["scheduler-config.yaml"]
 	if strings.Contains(text, "imageResolution") {
-		t.Errorf("scope Off, but the configuration holds imageResolution:\n%s", text)
+		t.Errorf("scope None, but the configuration holds imageResolution:\n%s", text)
 	}
 	_, cfg, err := setup(t, shipped(t, writeTemp(t, text)))
 	if err != nil {
 		t.Fatalf("the scheduler refuses the chart's configuration: %v", err)
 	}
-	if got := waArgs(t, cfg).ImageResolution; got.Scope != config.ResolutionOff || got.GateTimeout.Duration != 10*time.Second {
-		t.Errorf("imageResolution %+v, want the defaults (scope Off, gateTimeout 10s)", got)
+	if got := waArgs(t, cfg).ImageResolution; got.Scope != config.ResolutionNone || got.GateTimeout.Duration != 10*time.Second {
+		t.Errorf("imageResolution %+v, want the defaults (scope None, gateTimeout 10s)", got)
 	}
 }
 

@@ -375,7 +375,7 @@ func TestChartRejectsBadValues(t *testing.T) {
 		{name: "no keys", values: `pluginArgs: {osTaints: {keys: []}}`, want: "/pluginArgs/osTaints/keys"},
 		{name: "no effects", values: `pluginArgs: {osTaints: {effects: []}}`, want: "/pluginArgs/osTaints/effects"},
 		{name: "unknown scope", values: `pluginArgs: {imageResolution: {scope: Linux}}`, want: "/pluginArgs/imageResolution/scope"},
-		{name: "bare Off, which YAML reads as false", values: `pluginArgs: {imageResolution: {scope: Off}}`, want: "/pluginArgs/imageResolution/scope"},
+		{name: "a scope YAML reads as a boolean", values: `pluginArgs: {imageResolution: {scope: off}}`, want: "/pluginArgs/imageResolution/scope"},
 		{name: "unknown onFailure", values: `pluginArgs: {imageResolution: {onFailure: Retry}}`, want: "/pluginArgs/imageResolution/onFailure"},
 		{name: "resolution without registries", values: `pluginArgs: {imageResolution: {scope: Windows}}`, want: "/pluginArgs/imageResolution"},
 		{name: "resolution with no registry", values: `pluginArgs: {imageResolution: {scope: Undeclared, registries: []}}`, want: "/pluginArgs/imageResolution/registries"},

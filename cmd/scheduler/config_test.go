@@ -300,7 +300,7 @@ profiles:
 // leaves them out gets: off.
 func defaultImageResolution() config.ImageResolution {
 	return config.ImageResolution{
-		Scope:          config.ResolutionOff,
+		Scope:          config.ResolutionNone,
 		GateTimeout:    metav1.Duration{Duration: 10 * time.Second},
 		OnFailure:      config.OnFailureTagRules,
 		Cache:          config.ImageCache{MaxEntries: 20000, TagTTL: metav1.Duration{Duration: 10 * time.Minute}, NegativeTTL: metav1.Duration{Duration: time.Minute}},

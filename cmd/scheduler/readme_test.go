@@ -122,7 +122,7 @@ func flattenFields(prefix string, v reflect.Value, out map[string]field) {
 	}
 }
 
-// defaultText spells a default as the README does: `"Off"`, `10s`, `[]`,
+// defaultText spells a default as the README does: `"None"`, `10s`, `[]`,
 // `""`, `false`, or nothing for a field of a list item.
 func defaultText(v reflect.Value) string {
 	if v.Kind() == reflect.Pointer {

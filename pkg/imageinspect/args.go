@@ -20,10 +20,10 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 )
 
-// Enabled reports whether args ask for resolution at all; with scope Off
+// Enabled reports whether args ask for resolution at all; with scope None
 // no Resolver should be built and no registry is ever asked.
 func Enabled(args *config.ImageResolution) bool {
-	return args.Scope != "" && args.Scope != config.ResolutionOff
+	return args.Scope != "" && args.Scope != config.ResolutionNone
 }
 
 // ConfigFromArgs builds a resolver Config from validated plugin args.

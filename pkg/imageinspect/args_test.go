@@ -86,7 +86,7 @@ func TestConfigFromArgs(t *testing.T) {
 		},
 		{
 			name: "off",
-			edit: func(r *config.ImageResolution) { r.Scope = config.ResolutionOff },
+			edit: func(r *config.ImageResolution) { r.Scope = config.ResolutionNone },
 			want: Config{
 				Registries: []Registry{{Host: "mcr.microsoft.com"}, {Host: "docker.io", Endpoints: []string{"https://mirror.local"}, AllowPrivate: true, CAFile: "/etc/ca.pem"}},
 				MaxEntries: 20000, TagTTL: 10 * time.Minute, NegativeTTL: time.Minute, Workers: 8, PerRegistry: 4, RequestTimeout: 10 * time.Second,

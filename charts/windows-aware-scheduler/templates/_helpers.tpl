@@ -58,7 +58,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | 
 {{/* "true" when pluginArgs.imageResolution asks registries at all. */}}
 {{- define "was.resolutionOn" -}}
 {{- $res := .Values.pluginArgs.imageResolution | default dict }}
-{{- ne (toString ($res.scope | default "Off")) "Off" }}
+{{- ne (toString ($res.scope | default "None")) "None" }}
 {{- end }}
 
 {{/*
@@ -97,6 +97,6 @@ the scheduler reads them.
 {{- end }}
 {{- end }}
 {{- if and $chart.pullSecretNamespaces (not (and $on ($res.credentials | default dict).podPullSecrets)) }}
-{{- fail "imageResolution.pullSecretNamespaces lets the scheduler read Secrets it would not use: it needs pluginArgs.imageResolution.credentials.podPullSecrets=true and a scope other than Off" }}
+{{- fail "imageResolution.pullSecretNamespaces lets the scheduler read Secrets it would not use: it needs pluginArgs.imageResolution.credentials.podPullSecrets=true and a scope other than None" }}
 {{- end }}
 {{- end }}

@@ -44,7 +44,7 @@ profiles:
 {{- end }}
 
 {{/*
-WindowsAwareArgs as the values give them, with two changes. With scope Off
+WindowsAwareArgs as the values give them, with two changes. With scope None
 imageResolution is left out: the scheduler reads none of it then, and the
 default configuration stays that of manifests/beside. With
 imageResolution.credentials.dockerConfigSecret, dockerConfigFile names the

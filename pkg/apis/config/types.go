@@ -78,8 +78,8 @@ type OSTaints struct {
 
 // The values of ImageResolution.Scope.
 const (
-	// ResolutionOff never asks a registry: the tag rules alone decide.
-	ResolutionOff = "Off"
+	// ResolutionNone never asks a registry: the tag rules alone decide.
+	ResolutionNone = "None"
 	// ResolutionWindows resolves the images of Windows pods whose tags
 	// name no build.
 	ResolutionWindows = "Windows"
@@ -100,7 +100,7 @@ const (
 
 // ImageResolution configures reading image platforms from registries.
 type ImageResolution struct {
-	// Scope selects the pods whose images are resolved: Off, Windows or
+	// Scope selects the pods whose images are resolved: None, Windows or
 	// Undeclared.
 	Scope string
 	// Registries allowlists the registries that may be asked.

@@ -37,7 +37,7 @@ var (
 
 // The defaults of WindowsAwareArgs.ImageResolution.
 var (
-	DefaultResolutionScope       = "Off"
+	DefaultResolutionScope       = "None"
 	DefaultResolutionOnFailure   = "TagRules"
 	DefaultResolutionGateTimeout = 10 * time.Second
 	DefaultResolutionMaxEntries  = int32(20000)

@@ -29,7 +29,7 @@ import (
 // defaultResolution is ImageResolution as defaulting fills it.
 func defaultResolution() *ImageResolution {
 	return &ImageResolution{
-		Scope:          ptr.To("Off"),
+		Scope:          ptr.To("None"),
 		GateTimeout:    &metav1.Duration{Duration: 10 * time.Second},
 		OnFailure:      ptr.To("TagRules"),
 		Credentials:    ImageCredentials{PodPullSecrets: ptr.To(false)},

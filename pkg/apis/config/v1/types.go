@@ -42,7 +42,7 @@ type WindowsAwareArgs struct {
 	// own, on a node of the OS the plugin matched it to.
 	OSTaints *OSTaints `json:"osTaints,omitempty"`
 	// ImageResolution reads the platforms of images whose tag names no
-	// Windows build from their registries, in the background. Off by
+	// Windows build from their registries, in the background. None by
 	// default.
 	ImageResolution *ImageResolution `json:"imageResolution,omitempty"`
 }
@@ -69,12 +69,12 @@ type OSTaints struct {
 
 // ImageResolution configures reading image platforms from registries.
 type ImageResolution struct {
-	// Scope selects the pods whose images are resolved: Off (never ask a
+	// Scope selects the pods whose images are resolved: None (never ask a
 	// registry), Windows (Windows pods whose image tags name no build) or
-	// Undeclared (those, and pods that declare no OS). Defaults to Off.
+	// Undeclared (those, and pods that declare no OS). Defaults to None.
 	Scope *string `json:"scope,omitempty"`
 	// Registries allowlists the registries that may be asked; required
-	// unless Scope is Off. Images of other registries keep the tag rules.
+	// unless Scope is None. Images of other registries keep the tag rules.
 	Registries []RegistryHost `json:"registries,omitempty"`
 	// GateTimeout is the longest a pod waits for its images to resolve
 	// before OnFailure applies; 0 never holds pods. Defaults to 10s.

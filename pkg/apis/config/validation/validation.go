@@ -39,7 +39,7 @@ var (
 	// PreferNoSchedule is left out: it only weighs in TaintToleration's
 	// score, which these plugins do not replace.
 	validOSTaintEffects = []string{string(v1.TaintEffectNoSchedule), string(v1.TaintEffectNoExecute)}
-	validScopes         = []string{config.ResolutionOff, config.ResolutionWindows, config.ResolutionUndeclared}
+	validScopes         = []string{config.ResolutionNone, config.ResolutionWindows, config.ResolutionUndeclared}
 	validOnFailure      = []string{config.OnFailureTagRules, config.OnFailureReject}
 )
 
@@ -100,11 +100,11 @@ func validateOSTaints(path *field.Path, t *config.OSTaints) field.ErrorList {
 	return errs
 }
 
-// validateImageResolution checks the resolution settings. With scope Off
+// validateImageResolution checks the resolution settings. With scope None
 // (or unset, in args built by hand) nothing else is read, so nothing else
 // is checked.
 func validateImageResolution(path *field.Path, r *config.ImageResolution) field.ErrorList {
-	if r.Scope == "" || r.Scope == config.ResolutionOff {
+	if r.Scope == "" || r.Scope == config.ResolutionNone {
 		return nil
 	}
 	var errs field.ErrorList
@@ -115,7 +115,7 @@ func validateImageResolution(path *field.Path, r *config.ImageResolution) field.
 		errs = append(errs, field.NotSupported(path.Child("onFailure"), r.OnFailure, validOnFailure))
 	}
 	if len(r.Registries) == 0 {
-		errs = append(errs, field.Required(path.Child("registries"), "at least one registry when scope is not Off: resolution never asks a registry that is not listed"))
+		errs = append(errs, field.Required(path.Child("registries"), "at least one registry when scope is not None: resolution never asks a registry that is not listed"))
 	}
 	hosts := sets.New[string]()
 	for i, reg := range r.Registries {

@@ -87,7 +87,7 @@ func TestValidateWindowsAwareArgs(t *testing.T) {
 		{name: "no effects", mutate: func(a *config.WindowsAwareArgs) { a.OSTaints.Effects = nil }, wantFields: []string{"args.osTaints.effects"}},
 
 		{name: "resolution off reads nothing else", mutate: func(a *config.WindowsAwareArgs) {
-			a.ImageResolution = config.ImageResolution{Scope: config.ResolutionOff, Registries: []config.RegistryHost{{Host: "bad host"}}}
+			a.ImageResolution = config.ImageResolution{Scope: config.ResolutionNone, Registries: []config.RegistryHost{{Host: "bad host"}}}
 		}, wantFields: nil},
 		{name: "resolution on", mutate: func(a *config.WindowsAwareArgs) { a.ImageResolution = validResolution() }, wantFields: nil},
 		{name: "resolution with mirrors and Reject", mutate: func(a *config.WindowsAwareArgs) {
