@@ -43,7 +43,7 @@ test: test-unit test-fuzz test-integration ## Everything: unit, fuzz and integra
 
 .PHONY: test-unit
 test-unit: build ## Unit tests, the shipped-config test and the --version check.
-	$(GO) test ./pkg/... ./cmd/...
+	$(GO) test ./pkg/... ./cmd/... ./internal/...
 	@$(BIN_DIR)/scheduler --version | tee /dev/stderr | grep -q '+windows-aware\.' \
 	  || { echo "scheduler --version does not carry the project version" >&2; exit 1; }
 
@@ -57,11 +57,11 @@ test-fuzz: ## A short run of every fuzz target.
 	$(GO) test ./pkg/imageinspect -run '^$$' -fuzz '^FuzzParseRetryAfter$$' -fuzztime $(FUZZTIME)
 
 .PHONY: tools
-tools: ## Build etcd, kube-apiserver, kube-controller-manager, kubectl, kwok and helm into bin/tools.
+tools: ## Build etcd, kube-apiserver, kube-controller-manager, kubectl, kwok, helm and the OCI registry into bin/tools.
 	hack/build-tools.sh
 
 .PHONY: test-integration
-test-integration: build tools ## Integration tests against a real kube-apiserver and etcd.
+test-integration: build tools ## Integration tests against a real kube-apiserver, etcd and OCI registry.
 	PATH="$(TOOLS_DIR):$$PATH" WINDOWS_AWARE_BIN_DIR=$(BIN_DIR) $(GO) test -count=1 -timeout 30m ./test/integration/...
 
 .PHONY: demo

@@ -23,6 +23,8 @@
 #   kubectl                  k8s.io/kubernetes           hack/tools/go.mod
 #   kwok                     sigs.k8s.io/kwok            hack/tools/kwok/go.mod
 #   helm                     helm.sh/helm/v4             hack/tools/helm/go.mod
+#   registry                 github.com/distribution/distribution/v3
+#                                                        hack/tools/registry/go.mod
 #
 # Each binary has a stamp file beside it (<tool>.stamp) naming the module
 # version and the Go version it was built with; a tool is rebuilt only when
@@ -86,6 +88,12 @@ kube_ldflags() {
     "$p" "$v" "$p" "$p" "$minor" "$p"
 }
 
+registry_ldflags() {
+  local v
+  v=$(module_version "$ROOT/hack/tools/registry" github.com/distribution/distribution/v3)
+  printf -- '-X github.com/distribution/distribution/v3/version.version=%s' "$v"
+}
+
 kwok_ldflags() {
   local v
   v=$(module_version "$ROOT/hack/tools/kwok" sigs.k8s.io/kwok)
@@ -100,7 +108,7 @@ helm_ldflags() {
 }
 
 want=("$@")
-[[ ${#want[@]} -gt 0 ]] || want=(etcd kube-apiserver kube-controller-manager kubectl kwok helm)
+[[ ${#want[@]} -gt 0 ]] || want=(etcd kube-apiserver kube-controller-manager kubectl kwok helm registry)
 
 total=$SECONDS
 log "tools dir: $TOOLS_DIR ($GO_VERSION)"
@@ -114,8 +122,11 @@ for tool in "${want[@]}"; do
       build kwok "$ROOT/hack/tools/kwok" sigs.k8s.io/kwok sigs.k8s.io/kwok/cmd/kwok "$(kwok_ldflags)" ;;
     helm)
       build helm "$ROOT/hack/tools/helm" helm.sh/helm/v4 helm.sh/helm/v4/cmd/helm "$(helm_ldflags)" ;;
+    registry)
+      build registry "$ROOT/hack/tools/registry" github.com/distribution/distribution/v3 \
+        github.com/distribution/distribution/v3/cmd/registry "$(registry_ldflags)" ;;
     *)
-      log "unknown tool $tool (want etcd, kube-apiserver, kube-controller-manager, kubectl, kwok or helm)"
+      log "unknown tool $tool (want etcd, kube-apiserver, kube-controller-manager, kubectl, kwok, helm or registry)"
       exit 2 ;;
   esac
 done

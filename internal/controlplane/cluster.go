@@ -123,7 +123,7 @@ type Cluster struct {
 
 	opts    Options
 	tempDir bool
-	pki     *pki
+	pki     *clusterPKI
 
 	mu         sync.Mutex
 	procs      []*Process // in start order

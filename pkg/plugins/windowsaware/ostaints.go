@@ -76,11 +76,10 @@ type osToleration struct {
 
 // tolerates reports whether t is the OS taint of node, which runs the OS the
 // pod was matched to.
-func (o *osToleration) tolerates(t *v1.Taint, node *v1.Node) bool {
+func (o *osToleration) tolerates(t *v1.Taint, nodeOS string) bool {
 	if o == nil {
 		return false
 	}
-	nodeOS := nodeOS(node)
 	return strings.EqualFold(t.Value, nodeOS) && strings.EqualFold(o.os, nodeOS) &&
 		slices.Contains(o.taints.Keys, t.Key) && slices.Contains(o.taints.Effects, t.Effect)
 }
@@ -101,10 +100,15 @@ func (pl *OSTaintToleration) Filter(ctx context.Context, state fwk.CycleState, p
 	// implicit toleration and this is upstream TaintToleration: without
 	// that decision, no OS taint can be known to be the pod's own.
 	var implicit *osToleration
-	if r, err := readRequirements(state); err == nil {
-		implicit = r.osToleration
+	var r *requirements
+	if read, err := readRequirements(state); err == nil {
+		r, implicit = read, read.osToleration
 	}
-	if pl.untolerated(klog.FromContext(ctx), node, pod.Spec.Tolerations, implicit) {
+	var os string
+	if implicit != nil {
+		os = r.osOf(node)
+	}
+	if pl.untolerated(klog.FromContext(ctx), node, os, pod.Spec.Tolerations, implicit) {
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, reasonsUntoleratedTaint...)
 	}
 	return nil
@@ -112,13 +116,13 @@ func (pl *OSTaintToleration) Filter(ctx context.Context, state fwk.CycleState, p
 
 // untolerated reports whether node has a taint that repels the pod. Unlike
 // v1helper.FindMatchingUntoleratedTaint it allocates nothing.
-func (pl *OSTaintToleration) untolerated(logger klog.Logger, node *v1.Node, tolerations []v1.Toleration, implicit *osToleration) bool {
+func (pl *OSTaintToleration) untolerated(logger klog.Logger, node *v1.Node, nodeOS string, tolerations []v1.Toleration, implicit *osToleration) bool {
 	for i := range node.Spec.Taints {
 		t := &node.Spec.Taints[i]
 		if t.Effect != v1.TaintEffectNoSchedule && t.Effect != v1.TaintEffectNoExecute {
 			continue
 		}
-		if implicit.tolerates(t, node) {
+		if implicit.tolerates(t, nodeOS) {
 			continue
 		}
 		if !v1helper.TolerationsTolerateTaint(logger, tolerations, t, pl.features.EnableTaintTolerationComparisonOperators) {
@@ -146,10 +150,10 @@ func (pl *OSTaintToleration) isSchedulableAfterNodeChange(logger klog.Logger, po
 	if err != nil {
 		return fwk.Queue, err
 	}
-	if pl.untolerated(logger, newNode, pod.Spec.Tolerations, anyOSToleration(newNode)) {
+	if pl.untolerated(logger, newNode, nodeOS(newNode), pod.Spec.Tolerations, anyOSToleration(newNode)) {
 		return fwk.QueueSkip, nil
 	}
-	if oldNode != nil && !pl.untolerated(logger, oldNode, pod.Spec.Tolerations, anyOSToleration(oldNode)) {
+	if oldNode != nil && !pl.untolerated(logger, oldNode, nodeOS(oldNode), pod.Spec.Tolerations, anyOSToleration(oldNode)) {
 		return fwk.QueueSkip, nil
 	}
 	logger.V(5).Info("node's taints no longer repel the pod", "pod", klog.KObj(pod), "node", klog.KObj(newNode))
@@ -177,4 +181,15 @@ func (pl *OSTaintToleration) isSchedulableAfterTolerationChange(klog.Logger, *v1
 // WindowsAware signs.
 func (pl *OSTaintToleration) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
 	return []fwk.SignFragment{{Key: fwk.TolerationsSignerName, Value: fwk.TolerationsSigner(pod)}}, nil
+}
+
+// osOf is a node's OS: its class's, so that a pod's filtering reads no
+// labels, else its label. r may be nil.
+func (r *requirements) osOf(node *v1.Node) string {
+	if r != nil {
+		if c, ok := r.classes.class(node); ok {
+			return r.classes.hosts[c].OS
+		}
+	}
+	return nodeOS(node)
 }

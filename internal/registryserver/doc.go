@@ -1,0 +1,31 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package registryserver runs the OCI distribution registry (the reference
+// implementation behind the registry:3 image, built into bin/tools/registry
+// by hack/build-tools.sh) on 127.0.0.1 for the integration tests and make
+// demo: TLS with a throwaway CA, htpasswd (Basic) authentication, and
+// storage in a directory of its own. Stop ends it by its pid.
+//
+// It also builds synthetic images to push to it with go-containerregistry:
+// single-platform images whose config names an OS, architecture and
+// os.version, and Docker manifest lists and OCI indexes of them, with
+// entries that omit os.version and BuildKit-style attestation entries; and
+// a fault proxy in front of it that adds latency, answers 429 or 5xx, drops
+// connections or refuses them, for testing how a client copes.
+//
+// The package has no scheduler-framework imports.
+package registryserver
