@@ -44,6 +44,7 @@ test: test-unit test-fuzz test-integration ## Everything: unit, fuzz and integra
 .PHONY: test-unit
 test-unit: build ## Unit tests, the shipped-config test and the --version check.
 	$(GO) test ./pkg/... ./cmd/... ./internal/...
+	cd hack/tools/benchreport && $(GO) test ./...
 	@$(BIN_DIR)/scheduler --version | tee /dev/stderr | grep -q '+windows-aware\.' \
 	  || { echo "scheduler --version does not carry the project version" >&2; exit 1; }
 
@@ -55,6 +56,7 @@ test-fuzz: ## A short run of every fuzz target.
 	$(GO) test ./pkg/imageinspect -run '^$$' -fuzz '^FuzzParseRef$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/imageinspect -run '^$$' -fuzz '^FuzzKindOf$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/imageinspect -run '^$$' -fuzz '^FuzzParseRetryAfter$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/manifest -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 
 .PHONY: tools
 tools: ## Build etcd, kube-apiserver, kube-controller-manager, kubectl, kwok, helm and the OCI registry into bin/tools.
@@ -81,7 +83,7 @@ bench-ci: tools ## Both benchmark levels at 5,000 nodes, short count.
 	hack/bench.sh ci
 
 .PHONY: bench-report
-bench-report: ## Write docs/benchmarks.md and its chart from the last make bench.
+bench-report: ## Write docs/benchmarks.md from the last make bench.
 	hack/bench.sh report
 
 .PHONY: generate
@@ -93,6 +95,7 @@ verify: ## Check licence headers, formatting, vet and generated code.
 	hack/verify-boilerplate.sh
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
+	cd hack/tools/benchreport && $(GO) vet ./...
 	hack/update-codegen.sh && git diff --exit-code -- pkg/apis
 
 CHART        := charts/windows-aware-scheduler
@@ -103,6 +106,9 @@ verify-chart: ## Lint and render the Helm chart; hold it to manifests/beside, th
 	$(TOOLS_DIR)/helm lint --strict $(CHART)
 	$(TOOLS_DIR)/helm lint --strict $(CHART) --set hostNetwork=true
 	$(TOOLS_DIR)/helm lint --strict $(CHART) --set metrics.serviceMonitor.enabled=true --set podAntiAffinity=required
+	$(TOOLS_DIR)/helm lint --strict $(CHART) --set pluginArgs.imageResolution.scope=Windows --set 'pluginArgs.imageResolution.registries[0].host=mcr.microsoft.com' \
+		--set pluginArgs.imageResolution.credentials.podPullSecrets=true --set 'imageResolution.pullSecretNamespaces={team-a}' \
+		--set imageResolution.credentials.dockerConfigSecret=regcred --set imageResolution.caBundle.configMap=corp-ca
 	$(TOOLS_DIR)/helm template windows-aware-scheduler $(CHART) --namespace kube-system >/dev/null
 	HELM=$(TOOLS_DIR)/helm WINDOWS_AWARE_REQUIRE_HELM=1 $(GO) test -count=1 -run '^Test(Chart|RBAC|SchedulerManifests)' ./cmd/scheduler/
 

@@ -21,8 +21,8 @@
 #   hack/bench.sh ci       make bench-ci: both levels at 5,000 nodes, one
 #                          short run; placements are asserted (a misplaced
 #                          pod fails), speed is reported against the targets.
-#   hack/bench.sh report   make bench-report: docs/benchmarks.md and
-#                          docs/benchmarks-cost.svg from the last full run.
+#   hack/bench.sh report   make bench-report: docs/benchmarks.md from the
+#                          last full run (hack/tools/benchreport).
 #
 # Levels:
 #   plugin level     test/bench/plugins: go test -bench over a scheduler
@@ -51,9 +51,9 @@ cd "$ROOT"
 GO=${GO:-go}
 TOOLS_DIR=${TOOLS_DIR:-$ROOT/bin/tools}
 OUT_ROOT=${BENCH_OUT:-$ROOT/_output/bench}
-# golang.org/x/perf has no tagged releases; this is the pseudo-version the
-# project pins.
-BENCHSTAT_VERSION=v0.0.0-20260908200009-22c9c6c9d4da
+# benchstat and the report generator come from the module
+# hack/tools/benchreport, which pins golang.org/x/perf.
+REPORT_MOD=$ROOT/hack/tools/benchreport
 
 log() { printf '[bench] %s\n' "$*" >&2; }
 die() { printf '[bench] error: %s\n' "$*" >&2; exit 1; }
@@ -63,17 +63,16 @@ usage() {
   exit 2
 }
 
-# ensure_benchstat installs the pinned benchstat into bin/tools.
+# ensure_benchstat builds the benchstat hack/tools/benchreport pins into
+# bin/tools (the build cache makes a rebuild cheap).
 ensure_benchstat() {
-  local bin=$TOOLS_DIR/benchstat stamp=$TOOLS_DIR/benchstat.stamp
-  local want="benchstat golang.org/x/perf@$BENCHSTAT_VERSION $("$GO" env GOVERSION)"
-  if [[ -x $bin && -f $stamp && "$(cat "$stamp")" == "$want" ]]; then
-    return
-  fi
-  log "installing benchstat ($BENCHSTAT_VERSION) into $TOOLS_DIR"
   mkdir -p "$TOOLS_DIR"
-  GOBIN=$TOOLS_DIR GOFLAGS=-mod=mod GOWORK=off "$GO" install "golang.org/x/perf/cmd/benchstat@$BENCHSTAT_VERSION"
-  printf '%s\n' "$want" >"$stamp"
+  (cd "$REPORT_MOD" && GOWORK=off "$GO" build -o "$TOOLS_DIR/benchstat" golang.org/x/perf/cmd/benchstat)
+}
+
+# benchreport runs the report generator on a results directory.
+benchreport() {
+  (cd "$REPORT_MOD" && GOWORK=off "$GO" run . "$@")
 }
 
 # ensure_etcd checks for the etcd that scheduler_perf starts (make tools).
@@ -235,16 +234,21 @@ run_perf() {
   echo "perf_seconds=$((SECONDS - start))" >>"$out/meta.env"
 }
 
-# run_benchstat summarizes the runs with benchstat.
+# run_benchstat summarizes the runs with benchstat, run inside the results
+# directory so that its tables name the files, not where they lie.
 run_benchstat() {
   local out=$1 bs=$TOOLS_DIR/benchstat
-  [[ -s $out/plugins.txt ]] && {
-    "$bs" -filter '.name:Sweep' -col /approach "$out/plugins.txt" >"$out/benchstat-sweep.txt" 2>&1 || true
-    "$bs" -filter '.name:ProfileSweep' -col /profile "$out/plugins.txt" >"$out/benchstat-profiles.txt" 2>&1 || true
-    "$bs" -filter '.name:FilterNode' "$out/plugins.txt" >"$out/benchstat-filternode.txt" 2>&1 || true
-  }
-  [[ -s $out/perf.txt ]] && { "$bs" "$out/perf.txt" >"$out/benchstat-perf.txt" 2>&1 || true; }
-  return 0
+  (
+    cd "$out"
+    if [[ -s plugins.txt ]]; then
+      "$bs" -filter '.name:Sweep' -col /approach plugins.txt >benchstat-sweep.txt 2>&1 || true
+      "$bs" -filter '.name:ProfileSweep' -col /profile plugins.txt >benchstat-profiles.txt 2>&1 || true
+      "$bs" -filter '.name:FilterNode' plugins.txt >benchstat-filternode.txt 2>&1 || true
+    fi
+    if [[ -s perf.txt ]]; then
+      "$bs" perf.txt >benchstat-perf.txt 2>&1 || true
+    fi
+  )
 }
 
 finish_meta() {
@@ -268,8 +272,8 @@ case $mode in
   report)
     in=${BENCH_IN:-$OUT_ROOT/full}
     [[ -f $in/meta.env ]] || die "no results in $in: run 'make bench' first"
-    "$GO" run ./test/bench/cmd/benchreport -in "$in" -md docs/benchmarks.md -svg docs/benchmarks-cost.svg
-    log "wrote docs/benchmarks.md and docs/benchmarks-cost.svg from $in"
+    benchreport -in "$in" -out "$ROOT/docs/benchmarks.md" -findings benchmarks-findings.md
+    log "wrote docs/benchmarks.md from $in"
     exit 0
     ;;
   *) usage ;;
@@ -291,7 +295,7 @@ fi
 stop_load_sampler
 run_benchstat "$out"
 finish_meta "$out" $((SECONDS - start))
-"$GO" run ./test/bench/cmd/benchreport -in "$out" -summary
+benchreport -in "$out" -summary
 log "$mode done in $((SECONDS - start))s; results in $out"
 if [[ $mode == full ]]; then
   "$0" report

@@ -23,9 +23,11 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
@@ -71,7 +73,9 @@ func TestChartSchemaFollowsArgs(t *testing.T) {
 				s = s.Items
 			}
 		}
-		if typ.Kind() != reflect.Struct {
+		// A struct that decodes itself (metav1.Duration, a string) has no
+		// fields in the schema.
+		if typ.Kind() != reflect.Struct || reflect.PointerTo(typ).Implements(reflect.TypeFor[json.Unmarshaler]()) {
 			return
 		}
 		if string(s.AdditionalProperties) != "false" {
@@ -117,12 +121,18 @@ func TestChartSchemaEnumsAreTheSchedulers(t *testing.T) {
 		enum  []any
 		edit  func(value string) [2]string
 	}{
-		{"defaultOS", args["defaultOS"].Enum, func(v string) [2]string { return [2]string{"defaultOS: linux", "defaultOS: " + v} }},
-		{"compatibilityMode", args["compatibilityMode"].Enum, func(v string) [2]string {
+		{field: "defaultOS", enum: args["defaultOS"].Enum, edit: func(v string) [2]string { return [2]string{"defaultOS: linux", "defaultOS: " + v} }},
+		{field: "compatibilityMode", enum: args["compatibilityMode"].Enum, edit: func(v string) [2]string {
 			return [2]string{"compatibilityMode: containerd", "compatibilityMode: " + v}
 		}},
-		{"osTaints.effects", args["osTaints"].Properties["effects"].Items.Enum, func(v string) [2]string {
+		{field: "osTaints.effects", enum: args["osTaints"].Properties["effects"].Items.Enum, edit: func(v string) [2]string {
 			return [2]string{`effects: ["NoSchedule"]`, "effects: [" + v + "]"}
+		}},
+		{field: "imageResolution.scope", enum: args["imageResolution"].Properties["scope"].Enum, edit: func(v string) [2]string {
+			return [2]string{"extraReleases: []", "extraReleases: []\n          imageResolution: {scope: \"" + v + "\", registries: [{host: mcr.microsoft.com}]}"}
+		}},
+		{field: "imageResolution.onFailure", enum: args["imageResolution"].Properties["onFailure"].Enum, edit: func(v string) [2]string {
+			return [2]string{"extraReleases: []", "extraReleases: []\n          imageResolution: {scope: Windows, onFailure: " + v + ", registries: [{host: mcr.microsoft.com}]}"}
 		}},
 	} {
 		if len(tc.enum) == 0 {
@@ -195,6 +205,13 @@ leaderElection: {leaseDuration: 30s, renewDeadline: 20s, retryPeriod: 4s}
 		DefaultOS: "any", CompatibilityMode: "exact",
 		ExtraReleases: []config.ReleaseToken{{Token: "ltsc2028", Build: "10.0.30000"}},
 		OSTaints:      config.OSTaints{Tolerate: true, Keys: []string{"os", "sku"}, Effects: []v1.TaintEffect{v1.TaintEffectNoSchedule, v1.TaintEffectNoExecute}},
+		// Off, so left out of the configuration: the scheduler's defaults.
+		ImageResolution: config.ImageResolution{
+			Scope: config.ResolutionOff, OnFailure: config.OnFailureTagRules,
+			GateTimeout: metav1.Duration{Duration: 10 * time.Second}, RequestTimeout: metav1.Duration{Duration: 10 * time.Second},
+			Cache:       config.ImageCache{MaxEntries: 20000, TagTTL: metav1.Duration{Duration: 10 * time.Minute}, NegativeTTL: metav1.Duration{Duration: time.Minute}},
+			Concurrency: config.ImageConcurrency{Workers: 8, PerRegistry: 4},
+		},
 	}
 	if diff := cmp.Diff(want, waArgs(t, cfg), cmpIgnoreTypeMeta); diff != "" {
 		t.Errorf("WindowsAware args (-values +scheduler):\n%s", diff)

@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -33,6 +34,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/windows-aware/windows-aware/internal/manifest"
 )
 
 const (
@@ -149,7 +152,7 @@ var clusterScoped = map[string]bool{"ClusterRole": true, "ClusterRoleBinding": t
 func decodeManifests(t *testing.T, source string, data []byte, defaultNamespace string) manifestSet {
 	t.Helper()
 	out := manifestSet{}
-	reader := utilyaml.NewYAMLReader(bufioReader(data))
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	for {
 		doc, err := reader.Read()
 		if errors.Is(err, io.EOF) {
@@ -158,7 +161,7 @@ func decodeManifests(t *testing.T, source string, data []byte, defaultNamespace 
 		if err != nil {
 			t.Fatalf("%s: %v", source, err)
 		}
-		if len(bytes.TrimSpace(stripComments(doc))) == 0 {
+		if manifest.Empty(doc) {
 			continue
 		}
 		obj, gvk, err := scheme.Codecs.UniversalDeserializer().Decode(doc, nil, nil)

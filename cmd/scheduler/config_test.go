@@ -145,8 +145,8 @@ func TestShippedConfigs(t *testing.T) {
 		wantProfiles []string
 		wantLease    string
 	}{
-		{replaceConfig, []string{"default-scheduler", "windows-aware"}, "kube-scheduler"},
-		{besideConfig, []string{"windows-aware"}, "windows-aware-scheduler"},
+		{file: replaceConfig, wantProfiles: []string{"default-scheduler", "windows-aware"}, wantLease: "kube-scheduler"},
+		{file: besideConfig, wantProfiles: []string{"windows-aware"}, wantLease: "windows-aware-scheduler"},
 	} {
 		t.Run(filepath.Base(filepath.Dir(tc.file)), func(t *testing.T) {
 			profiles, cfg, err := setup(t, shipped(t, tc.file))
@@ -241,15 +241,15 @@ func TestBadArgsStopTheScheduler(t *testing.T) {
 		edit  [2]string
 		field string
 	}{
-		{"unknown defaultOS", [2]string{"defaultOS: linux", "defaultOS: macos"}, "defaultOS"},
-		{"unknown mode", [2]string{"compatibilityMode: containerd", "compatibilityMode: hyperv"}, "compatibilityMode"},
-		{"misspelt field", [2]string{"defaultOS: linux", "defaultOs: linux"}, "defaultOs"},
-		{"bad extra build", [2]string{"extraReleases: []", "extraReleases: [{token: ltsc2028, build: ten}]"}, "extraReleases[0].build"},
-		{"bad extra token", [2]string{"extraReleases: []", "extraReleases: [{token: ltsc-2028, build: 10.0.30000}]"}, "extraReleases[0].token"},
-		{"bad taint key", [2]string{`keys: ["os", "node.kubernetes.io/os"]`, `keys: ["os", "not a key!"]`}, "osTaints.keys[1]"},
-		{"bad taint effect", [2]string{`effects: ["NoSchedule"]`, `effects: ["Sometimes"]`}, "osTaints.effects[0]"},
-		{"no keys", [2]string{`keys: ["os", "node.kubernetes.io/os"]`, `keys: []`}, "osTaints.keys"},
-		{"resolution without registries", [2]string{"defaultOS: linux", "defaultOS: linux\n          imageResolution: {scope: Windows}"}, "imageResolution.registries"},
+		{name: "unknown defaultOS", edit: [2]string{"defaultOS: linux", "defaultOS: macos"}, field: "defaultOS"},
+		{name: "unknown mode", edit: [2]string{"compatibilityMode: containerd", "compatibilityMode: hyperv"}, field: "compatibilityMode"},
+		{name: "misspelt field", edit: [2]string{"defaultOS: linux", "defaultOs: linux"}, field: "defaultOs"},
+		{name: "bad extra build", edit: [2]string{"extraReleases: []", "extraReleases: [{token: ltsc2028, build: ten}]"}, field: "extraReleases[0].build"},
+		{name: "bad extra token", edit: [2]string{"extraReleases: []", "extraReleases: [{token: ltsc-2028, build: 10.0.30000}]"}, field: "extraReleases[0].token"},
+		{name: "bad taint key", edit: [2]string{`keys: ["os", "node.kubernetes.io/os"]`, `keys: ["os", "not a key!"]`}, field: "osTaints.keys[1]"},
+		{name: "bad taint effect", edit: [2]string{`effects: ["NoSchedule"]`, `effects: ["Sometimes"]`}, field: "osTaints.effects[0]"},
+		{name: "no keys", edit: [2]string{`keys: ["os", "node.kubernetes.io/os"]`, `keys: []`}, field: "osTaints.keys"},
+		{name: "resolution without registries", edit: [2]string{"defaultOS: linux", "defaultOS: linux\n          imageResolution: {scope: Windows}"}, field: "imageResolution.registries"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := setup(t, shipped(t, replaceConfig, tc.edit))

@@ -17,11 +17,6 @@ limitations under the License.
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,37 +25,19 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/windows-aware/windows-aware/internal/manifest"
 )
 
 // objects decodes every document of a manifest file with the client-go
 // scheme, failing on any document it does not know.
 func objects(t *testing.T, path string) []runtime.Object {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	objs, err := manifest.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reader := utilyaml.NewYAMLReader(bufioReader(data))
-	var out []runtime.Object
-	for {
-		doc, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		if len(bytes.TrimSpace(stripComments(doc))) == 0 {
-			continue
-		}
-		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(doc, nil, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		out = append(out, obj)
-	}
+	return objs
 }
 
 // podSpec returns the pod spec of a Pod or a workload.
@@ -161,15 +138,3 @@ func TestExamplesNeedNothingElse(t *testing.T) {
 		t.Errorf("only %d example workloads", workloads)
 	}
 }
-
-func stripComments(doc []byte) []byte {
-	var out [][]byte
-	for _, line := range bytes.Split(doc, []byte("\n")) {
-		if !bytes.HasPrefix(bytes.TrimSpace(line), []byte("#")) {
-			out = append(out, line)
-		}
-	}
-	return bytes.Join(out, []byte("\n"))
-}
-
-func bufioReader(data []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(data)) }

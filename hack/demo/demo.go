@@ -19,10 +19,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"sync"
+	"strings"
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,6 +31,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/windows-aware/windows-aware/internal/controlplane"
+	"github.com/windows-aware/windows-aware/internal/fixture"
+	"github.com/windows-aware/windows-aware/internal/oracle"
 )
 
 // pool is a set of identical simulated nodes.
@@ -56,9 +59,9 @@ func scaledConfig(n int) config {
 	win := max(n*4/100, 1)
 	return config{pools: []pool{
 		{prefix: "linux", count: n - 3*win, os: "linux", kernel: "6.12.48+deb13-amd64"},
-		{prefix: "win2019", count: win, os: "windows", build: controlplane.Build2019, kernel: "10.0.17763.7678"},
-		{prefix: "win2022", count: win, os: "windows", build: controlplane.Build2022, kernel: "10.0.20348.4052"},
-		{prefix: "win2025", count: win, os: "windows", build: controlplane.Build2025, kernel: "10.0.26100.4946"},
+		{prefix: "win2019", count: win, os: "windows", build: oracle.Build2019, kernel: "10.0.17763.7678"},
+		{prefix: "win2022", count: win, os: "windows", build: oracle.Build2022, kernel: "10.0.20348.4052"},
+		{prefix: "win2025", count: win, os: "windows", build: oracle.Build2025, kernel: "10.0.26100.4946"},
 	}}
 }
 
@@ -118,16 +121,12 @@ func (d *demo) run(ctx context.Context) error {
 	return nil
 }
 
-// windowsTaint is the taint the guide has Windows kubelets register with.
-var windowsTaint = controlplane.OSTaint
-
 func (d *demo) node(p pool, i int) *v1.Node {
-	name := fmt.Sprintf("%s-%04d", p.prefix, i)
-	o := controlplane.NodeOptions{OS: p.os, Build: p.build, KernelVersion: p.kernel, Kwok: true, CPU: "16", Memory: "64Gi", Pods: 110}
-	if p.os == "windows" {
-		o.Taints = []v1.Taint{windowsTaint}
+	o := fixture.NodeOptions{OS: p.os, Build: p.build, KernelVersion: p.kernel, Kwok: true, CPU: "16", Memory: "64Gi", Pods: 110}
+	if p.os == oracle.Windows {
+		o.Taints = []v1.Taint{fixture.WindowsTaint}
 	}
-	n := controlplane.NewNode(name, o)
+	n := fixture.Node(fmt.Sprintf("%s-%04d", p.prefix, i), o)
 	// kwok makes them Ready (its node-initialize stage plays on nodes
 	// without a Ready condition).
 	n.Status.Conditions = nil
@@ -138,68 +137,38 @@ func (d *demo) node(p pool, i int) *v1.Node {
 func (d *demo) registerNodes(ctx context.Context) error {
 	total := d.cfg.total()
 	logf("registering %d simulated nodes: %s", total, d.cfg.describe())
-	nodes := make(chan *v1.Node, 256)
-	var created, failedN atomic.Int64
-	var firstErr error
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for range 32 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for n := range nodes {
-				_, err := d.c.Client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
-				if err != nil && !apierrors.IsAlreadyExists(err) {
-					failedN.Add(1)
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = fmt.Errorf("creating node %s: %w", n.Name, err)
-					}
-					mu.Unlock()
-					continue
-				}
-				created.Add(1)
-			}
-		}()
-	}
+	var created atomic.Int64
 	done := make(chan struct{})
+	defer close(done)
 	go progress(done, func() string { return fmt.Sprintf("nodes registered %d/%d", created.Load(), total) })
-feed:
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(32)
 	for _, p := range d.cfg.pools {
 		for i := 1; i <= p.count; i++ {
-			select {
-			case nodes <- d.node(p, i):
-			case <-ctx.Done():
-				break feed
-			}
+			n := d.node(p, i)
+			g.Go(func() error {
+				_, err := d.c.Client.CoreV1().Nodes().Create(gctx, n, metav1.CreateOptions{})
+				if err != nil && !apierrors.IsAlreadyExists(err) {
+					return fmt.Errorf("creating node %s: %w", n.Name, err)
+				}
+				created.Add(1)
+				return nil
+			})
 		}
 	}
-	close(nodes)
-	wg.Wait()
-	close(done)
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if firstErr != nil {
-		return fmt.Errorf("%d nodes failed, first: %w", failedN.Load(), firstErr)
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	logf("nodes registered %d/%d", created.Load(), total)
 	return nil
 }
 
 func (c config) describe() string {
-	s := ""
-	for i, p := range c.pools {
-		if i > 0 {
-			s += ", "
-		}
-		if p.os == "linux" {
-			s += fmt.Sprintf("%d Linux", p.count)
-		} else {
-			s += fmt.Sprintf("%d Windows %s (tainted os=windows:NoSchedule)", p.count, p.build)
-		}
+	kinds := map[string]int{}
+	for _, p := range c.pools {
+		kinds[strings.TrimSpace(p.os+" "+p.build)] += p.count
 	}
-	return s
+	return counted(kinds)
 }
 
 func (d *demo) waitNodesReady(ctx context.Context) error {

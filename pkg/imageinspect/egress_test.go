@@ -142,11 +142,11 @@ func TestForbiddenAddr(t *testing.T) {
 		addr string
 		want bool
 	}{
-		{"127.0.0.1", true}, {"::1", true}, {"10.1.2.3", true}, {"172.16.0.1", true}, {"192.168.1.1", true},
-		{"169.254.169.254", true}, {"fd00:ec2::254", true}, {"fe80::1", true}, {"0.0.0.0", true}, {"::", true},
-		{"::ffff:127.0.0.1", true}, {"::ffff:169.254.169.254", true}, {"64:ff9b::a9fe:a9fe", true},
-		{"100.100.100.200", true}, {"0.1.2.3", true}, {"224.0.0.1", true},
-		{"20.50.2.3", false}, {"13.107.246.1", false}, {"2606:4700::1111", false}, {"64:ff9b::808:808", false},
+		{addr: "127.0.0.1", want: true}, {addr: "::1", want: true}, {addr: "10.1.2.3", want: true}, {addr: "172.16.0.1", want: true}, {addr: "192.168.1.1", want: true},
+		{addr: "169.254.169.254", want: true}, {addr: "fd00:ec2::254", want: true}, {addr: "fe80::1", want: true}, {addr: "0.0.0.0", want: true}, {addr: "::", want: true},
+		{addr: "::ffff:127.0.0.1", want: true}, {addr: "::ffff:169.254.169.254", want: true}, {addr: "64:ff9b::a9fe:a9fe", want: true},
+		{addr: "100.100.100.200", want: true}, {addr: "0.1.2.3", want: true}, {addr: "224.0.0.1", want: true},
+		{addr: "20.50.2.3", want: false}, {addr: "13.107.246.1", want: false}, {addr: "2606:4700::1111", want: false}, {addr: "64:ff9b::808:808", want: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.addr, func(t *testing.T) {

@@ -24,21 +24,21 @@ func TestParseBuild(t *testing.T) {
 		want Build
 		ok   bool
 	}{
-		{"10.0.17763", build10(17763), true},
-		{"10.0.26100", build10(26100), true},
-		{"6.3.9600", Build{6, 3, 9600}, true},
-		{"", Build{}, false},
-		{"banana", Build{}, false},
-		{"10.0", Build{}, false},
-		{"10.0.17763.437", Build{}, false},
-		{"10.0.", Build{}, false},
-		{".0.17763", Build{}, false},
-		{"10..17763", Build{}, false},
-		{"10.0.17763 ", Build{}, false},
-		{"10.0.-1", Build{}, false},
-		{"10.0.4294967296", Build{}, false},
-		{"10.0.4294967295", Build{10, 0, 4294967295}, true},
-		{"10.0.99999999999999999999999", Build{}, false},
+		{in: "10.0.17763", want: build10(17763), ok: true},
+		{in: "10.0.26100", want: build10(26100), ok: true},
+		{in: "6.3.9600", want: Build{6, 3, 9600}, ok: true},
+		{in: "", want: Build{}, ok: false},
+		{in: "banana", want: Build{}, ok: false},
+		{in: "10.0", want: Build{}, ok: false},
+		{in: "10.0.17763.437", want: Build{}, ok: false},
+		{in: "10.0.", want: Build{}, ok: false},
+		{in: ".0.17763", want: Build{}, ok: false},
+		{in: "10..17763", want: Build{}, ok: false},
+		{in: "10.0.17763 ", want: Build{}, ok: false},
+		{in: "10.0.-1", want: Build{}, ok: false},
+		{in: "10.0.4294967296", want: Build{}, ok: false},
+		{in: "10.0.4294967295", want: Build{10, 0, 4294967295}, ok: true},
+		{in: "10.0.99999999999999999999999", want: Build{}, ok: false},
 	}
 	for _, tt := range tests {
 		got, ok := ParseBuild(tt.in)
@@ -54,12 +54,12 @@ func TestParseKernelVersion(t *testing.T) {
 		want Version
 		ok   bool
 	}{
-		{"10.0.17763.4131", Version{Build: build10(17763), Revision: 4131, HasRevision: true}, true},
-		{"10.0.20348", Version{Build: build10(20348)}, true},
-		{"6.8.0-45-generic", Version{}, false},
-		{"5.15.0", Version{Build: Build{5, 15, 0}}, true}, // parses; only Windows nodes are asked
-		{"10.0.17763.4131.1", Version{}, false},
-		{"", Version{}, false},
+		{in: "10.0.17763.4131", want: Version{Build: build10(17763), Revision: 4131, HasRevision: true}, ok: true},
+		{in: "10.0.20348", want: Version{Build: build10(20348)}, ok: true},
+		{in: "6.8.0-45-generic", want: Version{}, ok: false},
+		{in: "5.15.0", want: Version{Build: Build{5, 15, 0}}, ok: true}, // parses; only Windows nodes are asked
+		{in: "10.0.17763.4131.1", want: Version{}, ok: false},
+		{in: "", want: Version{}, ok: false},
 	}
 	for _, tt := range tests {
 		got, ok := ParseKernelVersion(tt.in)

@@ -29,7 +29,7 @@ type Release struct {
 
 func build10(number uint32) Build { return Build{Major: 10, Minor: 0, Number: number} }
 
-// KnownReleases is the table of windows-facts.md: every token Microsoft and
+// KnownReleases is the table of docs/windows-facts.md: every token Microsoft and
 // Docker use in tags for a Windows release, and the build it needs.
 var KnownReleases = []Release{
 	{"ltsc2016", build10(14393)},

@@ -203,15 +203,15 @@ func TestChartInstallsAWorkingScheduler(t *testing.T) {
 			attr    authorizationv1.ResourceAttributes
 			allowed bool
 		}{
-			{"bind pods", authorizationv1.ResourceAttributes{Verb: "create", Resource: "pods", Subresource: "binding", Namespace: ns}, true},
-			{"renew its lease", authorizationv1.ResourceAttributes{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Name: chartRelease, Namespace: ns}, true},
-			{"read secrets", authorizationv1.ResourceAttributes{Verb: "get", Resource: "secrets", Namespace: ns}, false},
-			{"list secrets anywhere", authorizationv1.ResourceAttributes{Verb: "list", Resource: "secrets"}, false},
-			{"patch nodes", authorizationv1.ResourceAttributes{Verb: "patch", Resource: "nodes"}, false},
-			{"update nodes", authorizationv1.ResourceAttributes{Verb: "update", Resource: "nodes"}, false},
-			{"take the stock scheduler's lease", authorizationv1.ResourceAttributes{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Name: "kube-scheduler", Namespace: "kube-system"}, false},
-			{"create leases", authorizationv1.ResourceAttributes{Verb: "create", Group: "coordination.k8s.io", Resource: "leases", Namespace: ns}, false},
-			{"create pods", authorizationv1.ResourceAttributes{Verb: "create", Resource: "pods", Namespace: ns}, false},
+			{name: "bind pods", attr: authorizationv1.ResourceAttributes{Verb: "create", Resource: "pods", Subresource: "binding", Namespace: ns}, allowed: true},
+			{name: "renew its lease", attr: authorizationv1.ResourceAttributes{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Name: chartRelease, Namespace: ns}, allowed: true},
+			{name: "read secrets", attr: authorizationv1.ResourceAttributes{Verb: "get", Resource: "secrets", Namespace: ns}, allowed: false},
+			{name: "list secrets anywhere", attr: authorizationv1.ResourceAttributes{Verb: "list", Resource: "secrets"}, allowed: false},
+			{name: "patch nodes", attr: authorizationv1.ResourceAttributes{Verb: "patch", Resource: "nodes"}, allowed: false},
+			{name: "update nodes", attr: authorizationv1.ResourceAttributes{Verb: "update", Resource: "nodes"}, allowed: false},
+			{name: "take the stock scheduler's lease", attr: authorizationv1.ResourceAttributes{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Name: "kube-scheduler", Namespace: "kube-system"}, allowed: false},
+			{name: "create leases", attr: authorizationv1.ResourceAttributes{Verb: "create", Group: "coordination.k8s.io", Resource: "leases", Namespace: ns}, allowed: false},
+			{name: "create pods", attr: authorizationv1.ResourceAttributes{Verb: "create", Resource: "pods", Namespace: ns}, allowed: false},
 		} {
 			review, err := saClient.AuthorizationV1().SelfSubjectAccessReviews().Create(e.ctx, &authorizationv1.SelfSubjectAccessReview{
 				Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &tc.attr},

@@ -27,9 +27,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/utils/ptr"
 
 	"github.com/windows-aware/windows-aware/internal/controlplane"
+	"github.com/windows-aware/windows-aware/internal/fixture"
 )
 
 const (
@@ -83,22 +83,17 @@ func (e *env) createNodes(nodes ...*v1.Node) {
 }
 
 func linuxNode(name string) *v1.Node {
-	return controlplane.NewNode(name, controlplane.NodeOptions{OS: "linux"})
+	return fixture.Node(name, fixture.NodeOptions{OS: "linux"})
 }
 
 func windowsNode(name, build string, taints ...v1.Taint) *v1.Node {
-	return controlplane.NewNode(name, controlplane.NodeOptions{OS: "windows", Build: build, Taints: taints})
+	return fixture.Node(name, fixture.NodeOptions{OS: "windows", Build: build, Taints: taints})
 }
 
 // newPod returns a pod for scheduler with one container per image.
 func newPod(name, scheduler string, images ...string) *v1.Pod {
-	p := &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"test-pod": name}},
-		Spec:       v1.PodSpec{SchedulerName: scheduler},
-	}
-	for i, img := range images {
-		p.Spec.Containers = append(p.Spec.Containers, v1.Container{Name: fmt.Sprintf("c%d", i), Image: img})
-	}
+	p := fixture.Pod(name, scheduler, images...)
+	p.Labels = map[string]string{"test-pod": name}
 	return p
 }
 
@@ -251,12 +246,7 @@ func osOf(n *v1.Node) string    { return n.Labels[v1.LabelOSStable] }
 
 func hostProcess(p *v1.Pod) *v1.Pod {
 	p.Spec.OS = &v1.PodOS{Name: v1.Windows}
-	p.Spec.HostNetwork = true
-	p.Spec.SecurityContext = &v1.PodSecurityContext{WindowsOptions: &v1.WindowsSecurityContextOptions{
-		HostProcess:   ptr.To(true),
-		RunAsUserName: ptr.To(`NT AUTHORITY\SYSTEM`),
-	}}
-	return p
+	return fixture.HostProcess(p)
 }
 
 // parallel runs f for 0..n-1 on workers goroutines.

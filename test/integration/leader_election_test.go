@@ -31,6 +31,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/windows-aware/windows-aware/internal/controlplane"
+	"github.com/windows-aware/windows-aware/internal/fixture"
+	"github.com/windows-aware/windows-aware/internal/oracle"
 )
 
 const (
@@ -144,8 +146,8 @@ func TestLeaderElectionFailover(t *testing.T) {
 	// Nodes for them, then kill the leader as soon as it binds.
 	var nodes []*v1.Node
 	for i := range 6 {
-		nodes = append(nodes, windowsNode(fmt.Sprintf("failover-2022-%d", i), controlplane.Build2022, controlplane.OSTaint))
-		nodes = append(nodes, controlplane.NewNode(fmt.Sprintf("failover-linux-%d", i), controlplane.NodeOptions{OS: "linux", Labels: map[string]string{failoverPool: "failover"}}))
+		nodes = append(nodes, windowsNode(fmt.Sprintf("failover-2022-%d", i), oracle.Build2022, fixture.WindowsTaint))
+		nodes = append(nodes, fixture.Node(fmt.Sprintf("failover-linux-%d", i), fixture.NodeOptions{OS: "linux", Labels: map[string]string{failoverPool: "failover"}}))
 	}
 	e.createNodes(nodes...)
 	select {

@@ -24,7 +24,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/windows-aware/windows-aware/internal/controlplane"
+	"github.com/windows-aware/windows-aware/internal/fixture"
+	"github.com/windows-aware/windows-aware/internal/oracle"
 )
 
 // TestLinuxPodsNeverLandOnWindowsNodes: Linux pods of the windows-aware
@@ -36,9 +37,9 @@ func TestLinuxPodsNeverLandOnWindowsNodes(t *testing.T) {
 	e := requireCluster(t)
 	ns := e.namespace()
 	e.createNodes(
-		controlplane.NewNode("lin-linux", controlplane.NodeOptions{OS: "linux", Pods: 4}),
-		windowsNode("lin-win-2019", controlplane.Build2019),
-		windowsNode("lin-win-2022", controlplane.Build2022),
+		fixture.Node("lin-linux", fixture.NodeOptions{OS: "linux", Pods: 4}),
+		windowsNode("lin-win-2019", oracle.Build2019),
+		windowsNode("lin-win-2022", oracle.Build2022),
 	)
 	pods := []*v1.Pod{
 		newPod("nginx", windowsAware, "nginx:1.27"),
@@ -74,7 +75,7 @@ func TestLinuxPodsNeverLandOnWindowsNodes(t *testing.T) {
 func TestDefaultSchedulerKeepsStockBehaviour(t *testing.T) {
 	e := requireCluster(t)
 	ns := e.namespace()
-	e.createNodes(linuxNode("stock-linux"), windowsNode("stock-win-2019", controlplane.Build2019, controlplane.OSTaint))
+	e.createNodes(linuxNode("stock-linux"), windowsNode("stock-win-2019", oracle.Build2019, fixture.WindowsTaint))
 
 	e.createPod(ns, newPod("stock", defaultScheduler, "mcr.microsoft.com/windows/servercore:ltsc2019"))
 	node := e.waitScheduled(ns, "stock", scheduleTimeout)
@@ -106,11 +107,11 @@ func TestOSTaints(t *testing.T) {
 	unrelated := v1.Taint{Key: "example.com/maintenance", Value: "true", Effect: v1.TaintEffectNoSchedule}
 	e.createNodes(
 		linuxNode("taint-linux"),
-		windowsNode("taint-os", controlplane.Build2019, controlplane.OSTaint),
-		windowsNode("taint-k8s-os", controlplane.Build2019, k8sOSTaint),
-		windowsNode("taint-both", controlplane.Build2019, controlplane.OSTaint, k8sOSTaint),
-		windowsNode("taint-unrelated", controlplane.Build2019, controlplane.OSTaint, unrelated),
-		windowsNode("taint-only-unrelated", controlplane.Build2019, unrelated),
+		windowsNode("taint-os", oracle.Build2019, fixture.WindowsTaint),
+		windowsNode("taint-k8s-os", oracle.Build2019, k8sOSTaint),
+		windowsNode("taint-both", oracle.Build2019, fixture.WindowsTaint, k8sOSTaint),
+		windowsNode("taint-unrelated", oracle.Build2019, fixture.WindowsTaint, unrelated),
+		windowsNode("taint-only-unrelated", oracle.Build2019, unrelated),
 	)
 	var names []string
 	for i := range 9 {
@@ -143,7 +144,7 @@ func TestOSTaints(t *testing.T) {
 	tol := newPod("tolerates-maintenance", windowsAware, "mcr.microsoft.com/windows/servercore:ltsc2019")
 	tol.Spec.Tolerations = []v1.Toleration{{Key: unrelated.Key, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}}
 	e.createPod(ns, tol)
-	if node := e.waitScheduled(ns, tol.Name, scheduleTimeout); osOf(node) != "windows" || buildOf(node) != controlplane.Build2019 {
+	if node := e.waitScheduled(ns, tol.Name, scheduleTimeout); osOf(node) != "windows" || buildOf(node) != oracle.Build2019 {
 		t.Errorf("%s landed on %s (%s %s)", tol.Name, node.Name, osOf(node), buildOf(node))
 	}
 }
@@ -155,9 +156,9 @@ func TestHostProcessPodsGoToAnyWindowsNode(t *testing.T) {
 	e := requireCluster(t)
 	ns := e.namespace()
 	e.createNodes(
-		controlplane.NewNode("hp-linux", controlplane.NodeOptions{OS: "linux"}),
-		controlplane.NewNode("hp-2016", controlplane.NodeOptions{OS: "windows", Build: controlplane.Build2016, Taints: []v1.Taint{controlplane.OSTaint}, Pods: 2}),
-		controlplane.NewNode("hp-2025", controlplane.NodeOptions{OS: "windows", Build: controlplane.Build2025, Taints: []v1.Taint{controlplane.OSTaint}, Pods: 2}),
+		fixture.Node("hp-linux", fixture.NodeOptions{OS: "linux"}),
+		fixture.Node("hp-2016", fixture.NodeOptions{OS: "windows", Build: oracle.Build2016, Taints: []v1.Taint{fixture.WindowsTaint}, Pods: 2}),
+		fixture.Node("hp-2025", fixture.NodeOptions{OS: "windows", Build: oracle.Build2025, Taints: []v1.Taint{fixture.WindowsTaint}, Pods: 2}),
 	)
 	images := []string{
 		"mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image:v1.0.0",
@@ -179,7 +180,7 @@ func TestHostProcessPodsGoToAnyWindowsNode(t *testing.T) {
 		builds[buildOf(node)]++
 	}
 	t.Logf("HostProcess pods per build: %v", builds)
-	if builds[controlplane.Build2016] != 2 || builds[controlplane.Build2025] != 2 {
+	if builds[oracle.Build2016] != 2 || builds[oracle.Build2025] != 2 {
 		t.Errorf("4 HostProcess pods on two Windows nodes of 2 pods each: got %v, want 2 on each build", builds)
 	}
 }
@@ -191,9 +192,9 @@ func TestSeveralContainersAndInitContainers(t *testing.T) {
 	ns := e.namespace()
 	e.createNodes(
 		linuxNode("multi-linux"),
-		windowsNode("multi-2019", controlplane.Build2019, controlplane.OSTaint),
-		windowsNode("multi-2022", controlplane.Build2022, controlplane.OSTaint),
-		windowsNode("multi-2025", controlplane.Build2025, controlplane.OSTaint),
+		windowsNode("multi-2019", oracle.Build2019, fixture.WindowsTaint),
+		windowsNode("multi-2022", oracle.Build2022, fixture.WindowsTaint),
+		windowsNode("multi-2025", oracle.Build2025, fixture.WindowsTaint),
 	)
 	// ltsc2022 and ltsc2025 images together: only a 2025 host runs both.
 	mixed := newPod("init-2022-main-2025", windowsAware, "mcr.microsoft.com/windows/nanoserver:ltsc2025", "mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022")
@@ -207,7 +208,7 @@ func TestSeveralContainersAndInitContainers(t *testing.T) {
 	sidecar := newPod("sidecar-2022", windowsAware, "mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022", "registry.k8s.io/pause:3.10")
 	e.createPod(ns, sidecar)
 
-	want := map[string]string{mixed.Name: controlplane.Build2025, init2019.Name: controlplane.Build2019, sidecar.Name: controlplane.Build2022}
+	want := map[string]string{mixed.Name: oracle.Build2025, init2019.Name: oracle.Build2019, sidecar.Name: oracle.Build2022}
 	for name, node := range e.waitAllScheduled(ns, []string{mixed.Name, init2019.Name, sidecar.Name}, scheduleTimeout) {
 		if buildOf(node) != want[name] {
 			t.Errorf("%s landed on %s (build %s), want build %s", name, node.Name, buildOf(node), want[name])
@@ -235,7 +236,7 @@ func TestMalformedBuildLabelsGiveAReason(t *testing.T) {
 	bad := []string{"banana", "10.0", "10.0.17763.4131", "10.0.x", "99999999999.0.1", "10..17763"}
 	nodes := []*v1.Node{linuxNode("malformed-linux")}
 	for i, label := range bad {
-		nodes = append(nodes, controlplane.NewNode(fmt.Sprintf("malformed-%d", i), controlplane.NodeOptions{
+		nodes = append(nodes, fixture.Node(fmt.Sprintf("malformed-%d", i), fixture.NodeOptions{
 			OS: "windows", Labels: map[string]string{v1.LabelWindowsBuild: label}, KernelVersion: "10.0.17763.4131",
 		}))
 	}

@@ -26,60 +26,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/windows-aware/windows-aware/internal/controlplane"
+	"github.com/windows-aware/windows-aware/internal/fixture"
+	"github.com/windows-aware/windows-aware/internal/oracle"
 )
-
-// release is one row of the tag table in windows-facts.md, with an image
-// spelled as real registries spell that release.
-type release struct {
-	token, build, image string
-}
-
-var releases = []release{
-	{"ltsc2016", "10.0.14393", "mcr.microsoft.com/windows/servercore:ltsc2016"},
-	{"1607", "10.0.14393", "mcr.microsoft.com/windows/nanoserver:1607"},
-	{"sac2016", "10.0.14393", "microsoft/nanoserver:sac2016"},
-	{"1709", "10.0.16299", "microsoft/aspnet:4.7.1-windowsservercore-1709"},
-	{"1803", "10.0.17134", "mcr.microsoft.com/windows/servercore:1803"},
-	{"1809", "10.0.17763", "mcr.microsoft.com/dotnet/aspnet:8.0-nanoserver-1809"},
-	{"ltsc2019", "10.0.17763", "mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2019"},
-	{"1903", "10.0.18362", "mcr.microsoft.com/windows/servercore:1903"},
-	{"1909", "10.0.18363", "mcr.microsoft.com/windows/nanoserver:1909"},
-	{"2004", "10.0.19041", "mcr.microsoft.com/windows/servercore:2004-amd64"},
-	{"20H2", "10.0.19042", "mcr.microsoft.com/windows/servercore:20H2"},
-	{"ltsc2022", "10.0.20348", "mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022"},
-	{"ltsc2025", "10.0.26100", "mcr.microsoft.com/dotnet/framework/aspnet:4.8.1-20260714-windowsservercore-ltsc2025"},
-}
-
-// hostBuilds are the node builds of the release test: every release's,
-// and Windows Server 23H2 (25398), a host with no images of its own.
-var hostBuilds = []string{
-	"10.0.14393", "10.0.16299", "10.0.17134", "10.0.17763", "10.0.18362",
-	"10.0.18363", "10.0.19041", "10.0.19042", "10.0.20348", "10.0.25398", "10.0.26100",
-}
-
-// runs is the process-isolation rule of containerd and hcsshim, as
-// windows-facts.md states it, written out independently of package
-// windows: below 20348 the builds are equal; from 20348 the image lies
-// between the newest LTSC strictly below the host (20348 if none) and the
-// host.
-func runs(hostBuild, imageBuild string) bool {
-	h, i := buildNumber(hostBuild), buildNumber(imageBuild)
-	if h < 20348 {
-		return h == i
-	}
-	floor := 20348
-	if h > 26100 {
-		floor = 26100
-	}
-	return floor <= i && i <= h
-}
-
-func buildNumber(b string) int {
-	var major, minor, n int
-	fmt.Sscanf(b, "%d.%d.%d", &major, &minor, &n)
-	return n
-}
 
 func hostName(build string) string { return "rel-" + strings.ReplaceAll(build, ".", "-") }
 
@@ -93,41 +42,41 @@ func TestReleasesLandOnCompatibleBuilds(t *testing.T) {
 	e := requireCluster(t)
 	ns := e.namespace()
 	nodes := []*v1.Node{linuxNode("rel-linux")}
-	for _, b := range hostBuilds {
-		nodes = append(nodes, windowsNode(hostName(b), b, controlplane.OSTaint))
+	for _, b := range oracle.HostBuilds {
+		nodes = append(nodes, windowsNode(hostName(b), b, fixture.WindowsTaint))
 	}
 	e.createNodes(nodes...)
 
 	t.Run("exact build preferred", func(t *testing.T) {
 		var names []string
-		for _, r := range releases {
-			name := "exact-" + strings.ToLower(r.token)
-			e.createPod(ns, newPod(name, windowsAware, r.image))
+		for _, r := range oracle.Releases {
+			name := "exact-" + strings.ToLower(r.Token)
+			e.createPod(ns, newPod(name, windowsAware, r.Image))
 			names = append(names, name)
 		}
 		got := e.waitAllScheduled(ns, names, 2*scheduleTimeout)
-		for i, r := range releases {
+		for i, r := range oracle.Releases {
 			node := got[names[i]]
-			if osOf(node) != "windows" || !runs(buildOf(node), r.build) {
-				t.Errorf("%s (%s) landed on %s (%s %s), whose build does not run %s", r.token, r.image, node.Name, osOf(node), buildOf(node), r.build)
+			if osOf(node) != "windows" || !oracle.Runs(buildOf(node), r.Build) {
+				t.Errorf("%s (%s) landed on %s (%s %s), whose build does not run %s", r.Token, r.Image, node.Name, osOf(node), buildOf(node), r.Build)
 			}
-			if buildOf(node) != r.build {
-				t.Errorf("%s (%s) landed on %s (build %s), want the exact build %s", r.token, r.image, node.Name, buildOf(node), r.build)
+			if buildOf(node) != r.Build {
+				t.Errorf("%s (%s) landed on %s (build %s), want the exact build %s", r.Token, r.Image, node.Name, buildOf(node), r.Build)
 			}
 		}
 	})
 
-	for _, r := range releases {
-		t.Run("exact build excluded/"+r.token, func(t *testing.T) {
+	for _, r := range oracle.Releases {
+		t.Run("exact build excluded/"+r.Token, func(t *testing.T) {
 			exclude := v1.Taint{Key: "windows-aware.test/excluded", Value: "true", Effect: v1.TaintEffectNoSchedule}
-			e.patchTaints(hostName(r.build), append([]v1.Taint{controlplane.OSTaint}, exclude))
-			defer e.patchTaints(hostName(r.build), []v1.Taint{controlplane.OSTaint})
+			e.patchTaints(hostName(r.Build), append([]v1.Taint{fixture.WindowsTaint}, exclude))
+			defer e.patchTaints(hostName(r.Build), []v1.Taint{fixture.WindowsTaint})
 
-			name := "excluded-" + strings.ToLower(r.token)
-			e.createPod(ns, newPod(name, windowsAware, r.image))
+			name := "excluded-" + strings.ToLower(r.Token)
+			e.createPod(ns, newPod(name, windowsAware, r.Image))
 			var others []string
-			for _, b := range hostBuilds {
-				if b != r.build && runs(b, r.build) {
+			for _, b := range oracle.HostBuilds {
+				if b != r.Build && oracle.Runs(b, r.Build) {
 					others = append(others, b)
 				}
 			}
@@ -138,14 +87,14 @@ func TestReleasesLandOnCompatibleBuilds(t *testing.T) {
 				// out.
 				msg := e.failedScheduling(ns, name, scheduleTimeout)
 				if !strings.Contains(msg, "node(s) had an incompatible Windows build") && !strings.Contains(msg, "didn't satisfy plugin(s) [WindowsAware]") {
-					t.Errorf("%s: FailedScheduling message %q gives no WindowsAware reason", r.token, msg)
+					t.Errorf("%s: FailedScheduling message %q gives no WindowsAware reason", r.Token, msg)
 				}
 				e.deletePod(ns, name)
 				return
 			}
 			node := e.waitScheduled(ns, name, scheduleTimeout)
-			if osOf(node) != "windows" || !runs(buildOf(node), r.build) {
-				t.Errorf("%s landed on %s (%s %s), which does not run build %s (want one of %v)", r.token, node.Name, osOf(node), buildOf(node), r.build, others)
+			if osOf(node) != "windows" || !oracle.Runs(buildOf(node), r.Build) {
+				t.Errorf("%s landed on %s (%s %s), which does not run build %s (want one of %v)", r.Token, node.Name, osOf(node), buildOf(node), r.Build, others)
 			}
 		})
 	}
@@ -159,9 +108,9 @@ func TestLTSC2022PrefersExactBuildOver2025(t *testing.T) {
 	e := requireCluster(t)
 	ns := e.namespace()
 	small := func(name, build string) *v1.Node {
-		return controlplane.NewNode(name, controlplane.NodeOptions{OS: "windows", Build: build, Taints: []v1.Taint{controlplane.OSTaint}, Pods: 4})
+		return fixture.Node(name, fixture.NodeOptions{OS: "windows", Build: build, Taints: []v1.Taint{fixture.WindowsTaint}, Pods: 4})
 	}
-	e.createNodes(small("pref-2019", controlplane.Build2019), small("pref-2022", controlplane.Build2022), small("pref-2025-a", controlplane.Build2025), small("pref-2025-b", controlplane.Build2025))
+	e.createNodes(small("pref-2019", oracle.Build2019), small("pref-2022", oracle.Build2022), small("pref-2025-a", oracle.Build2025), small("pref-2025-b", oracle.Build2025))
 
 	var first []string
 	for i := range 4 {
@@ -182,7 +131,7 @@ func TestLTSC2022PrefersExactBuildOver2025(t *testing.T) {
 		next = append(next, name)
 	}
 	for name, node := range e.waitAllScheduled(ns, next, scheduleTimeout) {
-		if buildOf(node) != controlplane.Build2025 {
+		if buildOf(node) != oracle.Build2025 {
 			t.Errorf("%s landed on %s (build %s), want a 2025 node once 2022 is full", name, node.Name, buildOf(node))
 		}
 	}
@@ -195,7 +144,7 @@ func TestExactRevisionPreferred(t *testing.T) {
 	e := requireCluster(t)
 	ns := e.namespace()
 	rev := func(name, kernel string) *v1.Node {
-		return controlplane.NewNode(name, controlplane.NodeOptions{OS: "windows", Build: controlplane.Build2019, KernelVersion: kernel})
+		return fixture.Node(name, fixture.NodeOptions{OS: "windows", Build: oracle.Build2019, KernelVersion: kernel})
 	}
 	e.createNodes(rev("rev-old", "10.0.17763.1000"), rev("rev-match", "10.0.17763.4131"), rev("rev-new", "10.0.17763.7000"))
 	e.createPod(ns, newPod("rev", windowsAware, "mcr.microsoft.com/windows/servercore:10.0.17763.4131"))

@@ -27,7 +27,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/windows-aware/windows-aware/internal/controlplane"
+	"github.com/windows-aware/windows-aware/internal/fixture"
+	"github.com/windows-aware/windows-aware/internal/oracle"
 )
 
 // requeueLimit is how soon a pending pod must bind once a node fits it:
@@ -40,7 +41,7 @@ const requeueLimit = 30 * time.Second
 func TestRequeueWhenANodeJoins(t *testing.T) {
 	e := requireCluster(t)
 	ns := e.namespace()
-	e.createNodes(linuxNode("join-linux"), windowsNode("join-2022", controlplane.Build2022, controlplane.OSTaint))
+	e.createNodes(linuxNode("join-linux"), windowsNode("join-2022", oracle.Build2022, fixture.WindowsTaint))
 	e.createPod(ns, newPod("waits-for-2025", windowsAware, "mcr.microsoft.com/windows/servercore:ltsc2025"))
 	msg := e.failedScheduling(ns, "waits-for-2025", scheduleTimeout)
 	if !strings.Contains(msg, "incompatible Windows build") {
@@ -50,7 +51,7 @@ func TestRequeueWhenANodeJoins(t *testing.T) {
 	time.Sleep(2 * time.Second)
 
 	joined := time.Now()
-	e.createNodes(windowsNode("join-2025", controlplane.Build2025, controlplane.OSTaint))
+	e.createNodes(windowsNode("join-2025", oracle.Build2025, fixture.WindowsTaint))
 	node := e.waitScheduled(ns, "waits-for-2025", requeueLimit)
 	took := time.Since(joined)
 	t.Logf("bound to %s %s after the node joined", node.Name, took.Round(time.Millisecond))
@@ -66,9 +67,9 @@ func TestRequeueWhenALabelIsFixed(t *testing.T) {
 	ns := e.namespace()
 	e.createNodes(
 		linuxNode("label-linux"),
-		controlplane.NewNode("label-banana", controlplane.NodeOptions{
+		fixture.Node("label-banana", fixture.NodeOptions{
 			OS: "windows", Labels: map[string]string{v1.LabelWindowsBuild: "banana"},
-			KernelVersion: "10.0.26100.4061", Taints: []v1.Taint{controlplane.OSTaint},
+			KernelVersion: "10.0.26100.4061", Taints: []v1.Taint{fixture.WindowsTaint},
 		}),
 	)
 	e.createPod(ns, newPod("waits-for-label", windowsAware, "mcr.microsoft.com/windows/servercore:ltsc2025"))
@@ -79,7 +80,7 @@ func TestRequeueWhenALabelIsFixed(t *testing.T) {
 	time.Sleep(2 * time.Second)
 
 	fixed := time.Now()
-	e.patchLabel("label-banana", v1.LabelWindowsBuild, controlplane.Build2025)
+	e.patchLabel("label-banana", v1.LabelWindowsBuild, oracle.Build2025)
 	node := e.waitScheduled(ns, "waits-for-label", requeueLimit)
 	t.Logf("bound to %s %s after the label was fixed", node.Name, time.Since(fixed).Round(time.Millisecond))
 	if node.Name != "label-banana" {
@@ -117,16 +118,16 @@ func TestRuntimeClassWindows2019(t *testing.T) {
 	}
 	e.createNodes(
 		linuxNode("rc-linux"),
-		windowsNode("rc-2019", controlplane.Build2019, controlplane.OSTaint),
-		windowsNode("rc-2022", controlplane.Build2022, controlplane.OSTaint),
-		windowsNode("rc-2025", controlplane.Build2025, controlplane.OSTaint),
+		windowsNode("rc-2019", oracle.Build2019, fixture.WindowsTaint),
+		windowsNode("rc-2022", oracle.Build2022, fixture.WindowsTaint),
+		windowsNode("rc-2025", oracle.Build2025, fixture.WindowsTaint),
 	)
 
 	for _, scheduler := range []string{windowsAware, defaultScheduler} {
 		p := newPod("iis-2019-"+scheduler, scheduler, "mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2019")
 		p.Spec.RuntimeClassName = ptr.To("windows-2019")
 		created := e.createPod(ns, p)
-		if created.Spec.NodeSelector[v1.LabelWindowsBuild] != controlplane.Build2019 || len(created.Spec.Tolerations) == 0 {
+		if created.Spec.NodeSelector[v1.LabelWindowsBuild] != oracle.Build2019 || len(created.Spec.Tolerations) == 0 {
 			t.Fatalf("RuntimeClass admission did not merge windows-2019: nodeSelector %v, tolerations %v", created.Spec.NodeSelector, created.Spec.Tolerations)
 		}
 		if node := e.waitScheduled(ns, p.Name, scheduleTimeout); node.Name != "rc-2019" {

@@ -54,3 +54,49 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | 
 {{/* Where the ConfigMap is mounted, and the configuration file in it. */}}
 {{- define "was.configDir" -}}/etc/windows-aware{{- end }}
 {{- define "was.configFile" -}}scheduler-config.yaml{{- end }}
+
+{{/* "true" when pluginArgs.imageResolution asks registries at all. */}}
+{{- define "was.resolutionOn" -}}
+{{- $res := .Values.pluginArgs.imageResolution | default dict }}
+{{- ne (toString ($res.scope | default "Off")) "Off" }}
+{{- end }}
+
+{{/*
+Where the files of image resolution are mounted: beside the configuration
+directory, not inside it (a ConfigMap volume is read-only, so no mount
+point can be made in it).
+*/}}
+{{- define "was.registryDir" -}}/etc/windows-aware-registry{{- end }}
+{{- define "was.dockerConfigDir" -}}{{ include "was.registryDir" . }}/docker{{- end }}
+{{- define "was.dockerConfigFile" -}}{{ include "was.dockerConfigDir" . }}/config.json{{- end }}
+{{- define "was.caDir" -}}{{ include "was.registryDir" . }}/ca{{- end }}
+
+{{/*
+Checks of the imageResolution values that the schema cannot make: each
+file the args name must be in the pod, and Secrets may be read only where
+the scheduler reads them.
+*/}}
+{{- define "was.checkResolution" -}}
+{{- $res := .Values.pluginArgs.imageResolution | default dict }}
+{{- $on := eq (include "was.resolutionOn" .) "true" }}
+{{- $chart := .Values.imageResolution }}
+{{- $file := ($res.credentials | default dict).dockerConfigFile }}
+{{- if and $chart.credentials.dockerConfigSecret $file (ne $file (include "was.dockerConfigFile" .)) }}
+{{- fail (printf "pluginArgs.imageResolution.credentials.dockerConfigFile %q: leave it empty with imageResolution.credentials.dockerConfigSecret, which sets it" $file) }}
+{{- end }}
+{{- if and $on $file (not $chart.credentials.dockerConfigSecret) }}
+{{- fail (printf "pluginArgs.imageResolution.credentials.dockerConfigFile %q is not in the scheduler's pod: set imageResolution.credentials.dockerConfigSecret instead" $file) }}
+{{- end }}
+{{- $caDir := printf "%s/" (include "was.caDir" .) }}
+{{- $hasCA := or $chart.caBundle.configMap $chart.caBundle.secret }}
+{{- if $on }}
+{{- range $i, $r := $res.registries }}
+{{- if and $r.caFile (or (not $hasCA) (not (hasPrefix $caDir $r.caFile))) }}
+{{- fail (printf "pluginArgs.imageResolution.registries[%d].caFile %q is not in the scheduler's pod: set imageResolution.caBundle and name a key of it, %s<key>" $i $r.caFile $caDir) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- if and $chart.pullSecretNamespaces (not (and $on ($res.credentials | default dict).podPullSecrets)) }}
+{{- fail "imageResolution.pullSecretNamespaces lets the scheduler read Secrets it would not use: it needs pluginArgs.imageResolution.credentials.podPullSecrets=true and a scope other than Off" }}
+{{- end }}
+{{- end }}

@@ -40,5 +40,27 @@ profiles:
     pluginConfig:
       - name: WindowsAware
         args:
-          {{- toYaml .Values.pluginArgs | nindent 10 }}
+          {{- include "was.pluginArgs" . | nindent 10 }}
+{{- end }}
+
+{{/*
+WindowsAwareArgs as the values give them, with two changes. With scope Off
+imageResolution is left out: the scheduler reads none of it then, and the
+default configuration stays that of manifests/beside. With
+imageResolution.credentials.dockerConfigSecret, dockerConfigFile names the
+mounted file.
+*/}}
+{{- define "was.pluginArgs" -}}
+{{- $args := deepCopy .Values.pluginArgs }}
+{{- $res := $args.imageResolution | default dict }}
+{{- if eq (include "was.resolutionOn" .) "true" }}
+{{- if .Values.imageResolution.credentials.dockerConfigSecret }}
+{{- $creds := $res.credentials | default dict }}
+{{- $_ := set $creds "dockerConfigFile" (include "was.dockerConfigFile" .) }}
+{{- $_ := set $res "credentials" $creds }}
+{{- end }}
+{{- else }}
+{{- $_ := unset $args "imageResolution" }}
+{{- end }}
+{{- toYaml $args }}
 {{- end }}

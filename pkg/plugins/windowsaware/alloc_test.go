@@ -50,12 +50,12 @@ func TestFilterAllocations(t *testing.T) {
 		wantPass   bool
 		wantAllocs float64
 	}{
-		{"linux pod, linux node", pod(imgLinux).Obj(), linuxNode("l"), true, 0},
-		{"windows pod, tainted windows node", pod(img2019).Obj(), windowsNode("w", "10.0.17763", "10.0.17763.1"), true, 0},
-		{"windows pod, kernel-version node", pod(img2022).Obj(), windowsNode("w", "", "10.0.26100.1"), true, 0},
-		{"linux pod, windows node", pod(imgLinux).Obj(), windowsNode("w", "10.0.17763", ""), false, 1},
-		{"windows pod, wrong build", pod(img2019).Obj(), windowsNode("w", "10.0.20348", ""), false, 1},
-		{"windows pod, malformed label", pod(img2019).Obj(), windowsNode("w", "banana", ""), false, 1},
+		{name: "linux pod, linux node", pod: pod(imgLinux).Obj(), node: linuxNode("l"), wantPass: true, wantAllocs: 0},
+		{name: "windows pod, tainted windows node", pod: pod(img2019).Obj(), node: windowsNode("w", "10.0.17763", "10.0.17763.1"), wantPass: true, wantAllocs: 0},
+		{name: "windows pod, kernel-version node", pod: pod(img2022).Obj(), node: windowsNode("w", "", "10.0.26100.1"), wantPass: true, wantAllocs: 0},
+		{name: "linux pod, windows node", pod: pod(imgLinux).Obj(), node: windowsNode("w", "10.0.17763", ""), wantPass: false, wantAllocs: 1},
+		{name: "windows pod, wrong build", pod: pod(img2019).Obj(), node: windowsNode("w", "10.0.20348", ""), wantPass: false, wantAllocs: 1},
+		{name: "windows pod, malformed label", pod: pod(img2019).Obj(), node: windowsNode("w", "banana", ""), wantPass: false, wantAllocs: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

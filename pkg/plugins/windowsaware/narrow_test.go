@@ -45,18 +45,17 @@ func TestPreFilterNarrowsWindowsPods(t *testing.T) {
 		nodes []*v1.Node
 		want  []string // nil: no narrowing
 	}{
-		{"ltsc2019 pod", pod(img2019).Obj(), mixedCluster(), []string{"win2019", "win2019-kernel-only"}},
-		{"ltsc2022 pod", pod(img2022).Obj(), mixedCluster(), []string{"win2022", "win2025"}},
-		{"windows pod without build", pod(imgNano).Obj(), mixedCluster(),
-			[]string{"win2016", "win2019", "win2022", "win2025", "win2019-kernel-only", "win-banana", "win-unknown"}},
-		{"linux pod is never narrowed", pod(imgLinux).Obj(), mixedCluster(), nil},
-		{"a retry of an unschedulable pod lists every node's reason", func() *v1.Pod {
+		{name: "ltsc2019 pod", pod: pod(img2019).Obj(), nodes: mixedCluster(), want: []string{"win2019", "win2019-kernel-only"}},
+		{name: "ltsc2022 pod", pod: pod(img2022).Obj(), nodes: mixedCluster(), want: []string{"win2022", "win2025"}},
+		{name: "windows pod without build", pod: pod(imgNano).Obj(), nodes: mixedCluster(), want: []string{"win2016", "win2019", "win2022", "win2025", "win2019-kernel-only", "win-banana", "win-unknown"}},
+		{name: "linux pod is never narrowed", pod: pod(imgLinux).Obj(), nodes: mixedCluster(), want: nil},
+		{name: "a retry of an unschedulable pod lists every node's reason", pod: func() *v1.Pod {
 			p := pod(img2019).Obj()
 			p.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable}}
 			return p
-		}(), mixedCluster(), nil},
-		{"no node fits: Filter gives the reasons", pod(img2025).Obj(), []*v1.Node{linuxNode("l1"), linuxNode("l2"), windowsNode("w", "banana", "")}, nil},
-		{"most nodes fit: narrowing would not pay", pod(img2019).Obj(), []*v1.Node{linuxNode("l"), windowsNode("w1", "10.0.17763", ""), windowsNode("w2", "10.0.17763", "")}, nil},
+		}(), nodes: mixedCluster(), want: nil},
+		{name: "no node fits: Filter gives the reasons", pod: pod(img2025).Obj(), nodes: []*v1.Node{linuxNode("l1"), linuxNode("l2"), windowsNode("w", "banana", "")}, want: nil},
+		{name: "most nodes fit: narrowing would not pay", pod: pod(img2019).Obj(), nodes: []*v1.Node{linuxNode("l"), windowsNode("w1", "10.0.17763", ""), windowsNode("w2", "10.0.17763", "")}, want: nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,9 +89,9 @@ func TestScoreSkippedWhenEveryNodeHasTheTargetBuild(t *testing.T) {
 		pod  *v1.Pod
 		skip bool
 	}{
-		{"ltsc2019: only 2019 nodes fit", pod(img2019).Obj(), true},
-		{"ltsc2022: 2022 and 2025 nodes fit", pod(img2022).Obj(), false},
-		{"a revision is asked for", pod(img2019Rev).Obj(), false},
+		{name: "ltsc2019: only 2019 nodes fit", pod: pod(img2019).Obj(), skip: true},
+		{name: "ltsc2022: 2022 and 2025 nodes fit", pod: pod(img2022).Obj(), skip: false},
+		{name: "a revision is asked for", pod: pod(img2019Rev).Obj(), skip: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pl, _ := newWindowsAware(defaultArgs())

@@ -182,12 +182,22 @@ func (pl *WindowsAware) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 		if !pl.wantsRegistry(ref) {
 			return true
 		}
-		if r, known := res.resolver.Lookup(ref); known && r.State != imageinspect.StatePending {
+		r, known := res.resolver.Lookup(ref)
+		switch {
+		case known && r.State == imageinspect.StateResolved:
 			if r.Stale {
 				// Served meanwhile; refreshed in the background.
 				res.resolver.Want(ref, "", pullSecretsOf(pod))
 			}
 			return true
+		case known && r.State == imageinspect.StateFailed:
+			// Ask again: within negativeTTL of the failure, and for the
+			// same pull secrets, the resolver declines at once and the
+			// pod goes on to onFailure; past it, or with other
+			// secrets, a new attempt is worth waiting for.
+			if !res.resolver.Want(ref, podKey(pod), pullSecretsOf(pod)) {
+				return true
+			}
 		}
 		waiting = ref
 		return false
@@ -313,6 +323,10 @@ func (res *resolution) platformsOf(pod *v1.Pod, ref string) (platforms []windows
 			// placed by their tags, quietly.
 			return nil, false, nil
 		}
+		// Register the pod for the next attempt (after negativeTTL), so
+		// that a pod kept unschedulable under onFailure Reject is woken
+		// when it succeeds.
+		res.resolver.Want(ref, podKey(pod), pullSecretsOf(pod))
 		res.warn(pod, ref, fmt.Sprintf("could not read the platforms of image %q: %v", ref, r.Err))
 		return nil, false, res.failure(ref, r.Err)
 	}

@@ -60,7 +60,7 @@ func render(t *testing.T, path string, env map[string]any, into any) {
 
 // TestTemplatesMatchCluster keeps the whole-scheduler benchmark on the same
 // cluster and pods as the plugin-level one and the oracle: the node and pod
-// templates must render what package cluster builds, in every slot.
+// templates must render what package synthetic builds, in every slot.
 func TestTemplatesMatchCluster(t *testing.T) {
 	for i := 0; i < 60; i++ {
 		var got v1.Node
@@ -81,18 +81,14 @@ func TestTemplatesMatchCluster(t *testing.T) {
 			t.Errorf("node %d capacity (-cluster +template):\n%s", i, diff)
 		}
 	}
-	for _, variant := range []string{"windows-aware", "stock"} {
-		profile := synthetic.ProfileWindowsAware
-		if variant == "stock" {
-			profile = synthetic.ProfileStock
-		}
+	for _, variant := range []synthetic.Variant{synthetic.WindowsAware, synthetic.StockSelectors, synthetic.StockPlain} {
 		for i := 0; i < 20; i++ {
 			var got v1.Pod
-			render(t, "templates/pod-mixed.yaml", map[string]any{"Index": i, "Count": 20, "variant": variant}, &got)
-			want := synthetic.KindOf(i).Pod("", profile)
+			render(t, "templates/pod-mixed.yaml", map[string]any{"Index": i, "Count": 20, "variant": string(variant)}, &got)
+			want := synthetic.KindOf(i).Pod("", variant)
 			// Names and namespaces are the harness's.
 			got.ObjectMeta.GenerateName, want.ObjectMeta = "", v1.Pod{}.ObjectMeta
-			want.Labels = synthetic.KindOf(i).Pod("", profile).Labels
+			want.Labels = synthetic.KindOf(i).Pod("", variant).Labels
 			if diff := cmp.Diff(want.Labels, got.Labels); diff != "" {
 				t.Errorf("%s pod %d labels (-cluster +template):\n%s", variant, i, diff)
 			}
@@ -101,5 +97,5 @@ func TestTemplatesMatchCluster(t *testing.T) {
 			}
 		}
 	}
-	fmt.Fprintln(os.Stderr, "templates match package cluster")
+	fmt.Fprintln(os.Stderr, "templates match package synthetic")
 }

@@ -63,12 +63,21 @@ var podSets = func() []string {
 	return append(names, "mix")
 }()
 
+// variantOf is how the pods of a profile's approach are written: plain for
+// windows-aware, with the user's selectors for the stock profile.
+func variantOf(profile string) synthetic.Variant {
+	if profile == synthetic.ProfileWindowsAware {
+		return synthetic.WindowsAware
+	}
+	return synthetic.StockSelectors
+}
+
 func podsOf(set, profile string) []*v1.Pod {
 	if set == "mix" {
 		pods := make([]*v1.Pod, len(synthetic.Mix))
 		for i := range pods {
 			k := synthetic.KindOf(i)
-			pods[i] = k.Pod(fmt.Sprintf("mix-%d-%s", i, k.Name), profile)
+			pods[i] = k.Pod(fmt.Sprintf("mix-%d-%s", i, k.Name), variantOf(profile))
 		}
 		return pods
 	}
@@ -76,7 +85,7 @@ func podsOf(set, profile string) []*v1.Pod {
 	if !ok {
 		panic("unknown pod kind " + set)
 	}
-	return []*v1.Pod{k.Pod("bench-"+k.Name, profile)}
+	return []*v1.Pod{k.Pod("bench-"+k.Name, variantOf(profile))}
 }
 
 // BenchmarkSweep measures, per pod, what each approach costs the scheduler:
@@ -272,7 +281,7 @@ func BenchmarkFilterNode(b *testing.B) {
 			var plugin fwk.FilterPlugin
 			switch c.plugin {
 			case windowsaware.Name, windowsaware.OSTaintTolerationName:
-				pod = k.Pod("node-"+k.Name, synthetic.ProfileWindowsAware)
+				pod = k.Pod("node-"+k.Name, synthetic.WindowsAware)
 				if _, st := wa.(fwk.PreFilterPlugin).PreFilter(ctx, state, pod, nil); !st.IsSuccess() && !st.IsSkip() {
 					b.Fatal(st.AsError())
 				}
@@ -281,13 +290,13 @@ func BenchmarkFilterNode(b *testing.B) {
 					plugin = ost.(fwk.FilterPlugin)
 				}
 			case "NodeAffinity":
-				pod = k.Pod("node-"+k.Name, synthetic.ProfileStock)
+				pod = k.Pod("node-"+k.Name, synthetic.StockSelectors)
 				if _, st := na.(fwk.PreFilterPlugin).PreFilter(ctx, state, pod, nil); !st.IsSuccess() {
 					b.Fatal(st.AsError())
 				}
 				plugin = na.(fwk.FilterPlugin)
 			case "TaintToleration":
-				pod = k.Pod("node-"+k.Name, synthetic.ProfileStock)
+				pod = k.Pod("node-"+k.Name, synthetic.StockSelectors)
 				plugin = tt.(fwk.FilterPlugin)
 			}
 			if got := plugin.Filter(ctx, state, pod, ni).IsSuccess(); got != c.wantPass {

@@ -428,7 +428,7 @@ func (e *env) checkPlacements() error {
 	defer cancel()
 	for _, k := range synthetic.Kinds {
 		for _, a := range []*approach{e.wa, e.stock} {
-			pod := k.Pod("check-"+k.Name, a.name)
+			pod := k.Pod("check-"+k.Name, variantOf(a.name))
 			var c cycle
 			if err := a.preFilter(ctx, &c, pod, e.snapshot, e.infos); err != nil {
 				return fmt.Errorf("pod %s: %w", k.Name, err)

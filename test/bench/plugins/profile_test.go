@@ -239,7 +239,7 @@ func BenchmarkProfileSweep(b *testing.B) {
 // exactly the nodes it may run on feasible.
 func checkProfile(ctx context.Context, p profileBench, snapshot *cache.Snapshot, infos []fwk.NodeInfo) error {
 	for _, k := range synthetic.Kinds {
-		pod := k.Pod("check-"+k.Name, p.profile)
+		pod := k.Pod("check-"+k.Name, variantOf(p.profile))
 		state := framework.NewCycleState()
 		res, st, unscheduled := p.fw.RunPreFilterPlugins(ctx, state, pod)
 		if !st.IsSuccess() {

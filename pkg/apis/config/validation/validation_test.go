@@ -60,48 +60,48 @@ func TestValidateWindowsAwareArgs(t *testing.T) {
 		// wantFields are the field paths the error must name; none for valid args.
 		wantFields []string
 	}{
-		{"defaults", func(*config.WindowsAwareArgs) {}, nil},
-		{"any and exact", func(a *config.WindowsAwareArgs) { a.DefaultOS, a.CompatibilityMode = config.OSAny, "exact" }, nil},
-		{"extra releases", func(a *config.WindowsAwareArgs) {
+		{name: "defaults", mutate: func(*config.WindowsAwareArgs) {}, wantFields: nil},
+		{name: "any and exact", mutate: func(a *config.WindowsAwareArgs) { a.DefaultOS, a.CompatibilityMode = config.OSAny, "exact" }, wantFields: nil},
+		{name: "extra releases", mutate: func(a *config.WindowsAwareArgs) {
 			a.ExtraReleases = []config.ReleaseToken{{Token: "ltsc2028", Build: "10.0.30000"}, {Token: "2404", Build: "10.0.27000"}}
-		}, nil},
-		{"taints off need no keys", func(a *config.WindowsAwareArgs) { a.OSTaints = config.OSTaints{Tolerate: false} }, nil},
-		{"NoExecute", func(a *config.WindowsAwareArgs) {
+		}, wantFields: nil},
+		{name: "taints off need no keys", mutate: func(a *config.WindowsAwareArgs) { a.OSTaints = config.OSTaints{Tolerate: false} }, wantFields: nil},
+		{name: "NoExecute", mutate: func(a *config.WindowsAwareArgs) {
 			a.OSTaints.Effects = append(a.OSTaints.Effects, v1.TaintEffectNoExecute)
-		}, nil},
+		}, wantFields: nil},
 
-		{"unknown OS", func(a *config.WindowsAwareArgs) { a.DefaultOS = "Linux" }, []string{"args.defaultOS"}},
-		{"empty OS", func(a *config.WindowsAwareArgs) { a.DefaultOS = "" }, []string{"args.defaultOS"}},
-		{"unknown mode", func(a *config.WindowsAwareArgs) { a.CompatibilityMode = "hyperv" }, []string{"args.compatibilityMode"}},
-		{"bad token and build", func(a *config.WindowsAwareArgs) {
+		{name: "unknown OS", mutate: func(a *config.WindowsAwareArgs) { a.DefaultOS = "Linux" }, wantFields: []string{"args.defaultOS"}},
+		{name: "empty OS", mutate: func(a *config.WindowsAwareArgs) { a.DefaultOS = "" }, wantFields: []string{"args.defaultOS"}},
+		{name: "unknown mode", mutate: func(a *config.WindowsAwareArgs) { a.CompatibilityMode = "hyperv" }, wantFields: []string{"args.compatibilityMode"}},
+		{name: "bad token and build", mutate: func(a *config.WindowsAwareArgs) {
 			a.ExtraReleases = []config.ReleaseToken{{Token: "", Build: "10.0"}}
-		}, []string{"args.extraReleases[0].token", "args.extraReleases[0].build"}},
-		{"duplicate token in any case", func(a *config.WindowsAwareArgs) {
+		}, wantFields: []string{"args.extraReleases[0].token", "args.extraReleases[0].build"}},
+		{name: "duplicate token in any case", mutate: func(a *config.WindowsAwareArgs) {
 			a.ExtraReleases = []config.ReleaseToken{{Token: "ltsc2028", Build: "10.0.30000"}, {Token: "LTSC2028", Build: "10.0.30001"}}
-		}, []string{"args.extraReleases[1].token"}},
-		{"bad key", func(a *config.WindowsAwareArgs) { a.OSTaints.Keys = []string{"os", "-bad"} }, []string{"args.osTaints.keys[1]"}},
-		{"no keys", func(a *config.WindowsAwareArgs) { a.OSTaints.Keys = nil }, []string{"args.osTaints.keys"}},
-		{"PreferNoSchedule", func(a *config.WindowsAwareArgs) {
+		}, wantFields: []string{"args.extraReleases[1].token"}},
+		{name: "bad key", mutate: func(a *config.WindowsAwareArgs) { a.OSTaints.Keys = []string{"os", "-bad"} }, wantFields: []string{"args.osTaints.keys[1]"}},
+		{name: "no keys", mutate: func(a *config.WindowsAwareArgs) { a.OSTaints.Keys = nil }, wantFields: []string{"args.osTaints.keys"}},
+		{name: "PreferNoSchedule", mutate: func(a *config.WindowsAwareArgs) {
 			a.OSTaints.Effects = []v1.TaintEffect{v1.TaintEffectPreferNoSchedule}
-		}, []string{"args.osTaints.effects[0]"}},
-		{"no effects", func(a *config.WindowsAwareArgs) { a.OSTaints.Effects = nil }, []string{"args.osTaints.effects"}},
+		}, wantFields: []string{"args.osTaints.effects[0]"}},
+		{name: "no effects", mutate: func(a *config.WindowsAwareArgs) { a.OSTaints.Effects = nil }, wantFields: []string{"args.osTaints.effects"}},
 
-		{"resolution off reads nothing else", func(a *config.WindowsAwareArgs) {
+		{name: "resolution off reads nothing else", mutate: func(a *config.WindowsAwareArgs) {
 			a.ImageResolution = config.ImageResolution{Scope: config.ResolutionOff, Registries: []config.RegistryHost{{Host: "bad host"}}}
-		}, nil},
-		{"resolution on", func(a *config.WindowsAwareArgs) { a.ImageResolution = validResolution() }, nil},
-		{"resolution with mirrors and Reject", func(a *config.WindowsAwareArgs) {
+		}, wantFields: nil},
+		{name: "resolution on", mutate: func(a *config.WindowsAwareArgs) { a.ImageResolution = validResolution() }, wantFields: nil},
+		{name: "resolution with mirrors and Reject", mutate: func(a *config.WindowsAwareArgs) {
 			a.ImageResolution = validResolution()
 			a.ImageResolution.Scope, a.ImageResolution.OnFailure = config.ResolutionUndeclared, config.OnFailureReject
 			a.ImageResolution.Registries = append(a.ImageResolution.Registries,
 				config.RegistryHost{Host: "docker.io", Endpoints: []string{"http://10.0.0.5:5000", "https://mirror.local"}, Insecure: true, AllowPrivate: true, CAFile: "/etc/ca.pem"},
 				config.RegistryHost{Host: "*"})
-		}, nil},
-		{"resolution without registries", func(a *config.WindowsAwareArgs) {
+		}, wantFields: nil},
+		{name: "resolution without registries", mutate: func(a *config.WindowsAwareArgs) {
 			a.ImageResolution = validResolution()
 			a.ImageResolution.Registries = nil
-		}, []string{"args.imageResolution.registries"}},
-		{"resolution bad values", func(a *config.WindowsAwareArgs) {
+		}, wantFields: []string{"args.imageResolution.registries"}},
+		{name: "resolution bad values", mutate: func(a *config.WindowsAwareArgs) {
 			r := validResolution()
 			r.Scope, r.OnFailure = "Always", "Guess"
 			r.Registries = []config.RegistryHost{
@@ -114,7 +114,7 @@ func TestValidateWindowsAwareArgs(t *testing.T) {
 			r.Cache.MaxEntries, r.Concurrency.Workers, r.Concurrency.PerRegistry = 0, -1, 0
 			r.Credentials.DockerConfigFile = "config.json"
 			a.ImageResolution = r
-		}, []string{
+		}, wantFields: []string{
 			"args.imageResolution.scope", "args.imageResolution.onFailure",
 			"args.imageResolution.registries[0].host", "args.imageResolution.registries[1].endpoints[0]",
 			"args.imageResolution.registries[1].endpoints[1]", "args.imageResolution.registries[1].caFile",
@@ -123,10 +123,10 @@ func TestValidateWindowsAwareArgs(t *testing.T) {
 			"args.imageResolution.cache.maxEntries", "args.imageResolution.concurrency.workers",
 			"args.imageResolution.concurrency.perRegistry", "args.imageResolution.credentials.dockerConfigFile",
 		}},
-		{"Reject needs a gate", func(a *config.WindowsAwareArgs) {
+		{name: "Reject needs a gate", mutate: func(a *config.WindowsAwareArgs) {
 			a.ImageResolution = validResolution()
 			a.ImageResolution.OnFailure, a.ImageResolution.GateTimeout.Duration = config.OnFailureReject, 0
-		}, []string{"args.imageResolution.gateTimeout"}},
+		}, wantFields: []string{"args.imageResolution.gateTimeout"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

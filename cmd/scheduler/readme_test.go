@@ -1,0 +1,164 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	configv1 "github.com/windows-aware/windows-aware/pkg/apis/config/v1"
+)
+
+// TestReadmeResolutionArgs: the README's imageResolution table has a row
+// for every field of the args, and no other, with the scheduler's default.
+func TestReadmeResolutionArgs(t *testing.T) {
+	rows := readmeTable(t, "### imageResolution args")
+	var args configv1.WindowsAwareArgs
+	configv1.SetDefaults_WindowsAwareArgs(&args)
+	want := map[string]field{}
+	flattenFields("", reflect.ValueOf(args.ImageResolution).Elem(), want)
+
+	var wantNames, gotNames []string
+	for n := range want {
+		wantNames = append(wantNames, n)
+	}
+	for n := range rows {
+		gotNames = append(gotNames, n)
+	}
+	sort.Strings(wantNames)
+	sort.Strings(gotNames)
+	if diff := cmp.Diff(wantNames, gotNames); diff != "" {
+		t.Fatalf("fields (-args +README):\n%s", diff)
+	}
+	for name, f := range want {
+		wantText := ""
+		if !f.required {
+			wantText = defaultText(f.value)
+		}
+		if got := readmeDefault(rows[name]); got != wantText {
+			t.Errorf("%s: README default %q, scheduler default %q", name, got, wantText)
+		}
+	}
+}
+
+// readmeTable returns the rows of the first table after heading, by the
+// field in their first cell, with their second cell.
+func readmeTable(t *testing.T, heading string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(data), "\n"+heading+"\n")
+	if !ok {
+		t.Fatalf("README has no %q", heading)
+	}
+	rows := map[string]string{}
+	inTable := false
+	for _, line := range strings.Split(after, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			if inTable {
+				break
+			}
+			continue
+		}
+		inTable = true
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 || strings.HasPrefix(cells[1], "---") || strings.TrimSpace(cells[1]) == "field" {
+			continue
+		}
+		rows[strings.Trim(strings.TrimSpace(cells[1]), "`")] = strings.TrimSpace(cells[2])
+	}
+	return rows
+}
+
+// field is one field of the args: its defaulted value, and whether it is
+// required (no omitempty), which has no default.
+type field struct {
+	value    reflect.Value
+	required bool
+}
+
+// flattenFields lists the fields of a struct by JSON path: leaves, and
+// lists of structs with their items' fields under "name[].".
+func flattenFields(prefix string, v reflect.Value, out map[string]field) {
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		fv := v.Field(i)
+		required := !strings.Contains(opts, "omitempty")
+		switch {
+		case f.Type.Kind() == reflect.Struct && !reflect.PointerTo(f.Type).Implements(reflect.TypeFor[json.Unmarshaler]()):
+			flattenFields(prefix+name+".", fv, out)
+		case f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.Struct:
+			out[prefix+name] = field{fv, required}
+			flattenFields(prefix+name+"[].", reflect.New(f.Type.Elem()).Elem(), out)
+		default:
+			out[prefix+name] = field{fv, required}
+		}
+	}
+}
+
+// defaultText spells a default as the README does: `"Off"`, `10s`, `[]`,
+// `""`, `false`, or nothing for a field of a list item.
+func defaultText(v reflect.Value) string {
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return ""
+		}
+		v = v.Elem()
+	}
+	switch x := v.Interface().(type) {
+	case metav1.Duration:
+		return x.Duration.String()
+	case string:
+		if x == "" {
+			return `""`
+		}
+		return x
+	}
+	if v.Kind() == reflect.Slice {
+		return "[]"
+	}
+	return fmt.Sprint(v.Interface())
+}
+
+// readmeDefault reads a default cell: its first code span, quotes dropped
+// but for "", durations in Go's spelling.
+func readmeDefault(cell string) string {
+	_, rest, ok := strings.Cut(cell, "`")
+	if !ok {
+		return ""
+	}
+	code, _, _ := strings.Cut(rest, "`")
+	if code != `""` {
+		code = strings.Trim(code, `"`)
+	}
+	if d, err := time.ParseDuration(code); err == nil && code != "0" {
+		return d.String()
+	}
+	return code
+}

@@ -1,0 +1,66 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command benchreport turns the results hack/bench.sh leaves in
+// _output/bench/<mode>/ into docs/benchmarks.md (tables and target
+// verdicts, nothing else), or with -summary prints the verdicts.
+//
+// It is a module of its own so that golang.org/x/perf, which it reads
+// benchmark output with and whose benchstat hack/bench.sh runs, stays out
+// of the product's go.mod.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	in := flag.String("in", "", "results directory of hack/bench.sh")
+	out := flag.String("out", "", "write the Markdown report here")
+	findings := flag.String("findings", "", "hand-written findings to link, relative to the report")
+	summary := flag.Bool("summary", false, "print the target verdicts")
+	flag.Parse()
+	if err := run(*in, *out, *findings, *summary, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport:", err)
+		os.Exit(1)
+	}
+}
+
+func run(in, out, findings string, summary bool, stdout io.Writer) error {
+	if in == "" {
+		return fmt.Errorf("-in is required")
+	}
+	r, err := load(in)
+	if err != nil {
+		return err
+	}
+	if summary {
+		fmt.Fprintf(stdout, "\nTargets (%s run at %s):\n", r.meta["mode"], r.meta["commit"])
+		for _, t := range r.targets() {
+			fmt.Fprintf(stdout, "  %-6s %s: %s (target %s)\n", t.verdict(), t.what, t.got, t.want)
+		}
+	}
+	if out == "" {
+		return nil
+	}
+	var buf bytes.Buffer
+	markdown(&buf, r, findings)
+	return os.WriteFile(out, buf.Bytes(), 0o644)
+}
