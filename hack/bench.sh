@@ -170,6 +170,13 @@ run_plugins() {
     grep -E '^Benchmark(Sweep|ProfileSweep)/nodes=5000/pod=mix' "$out/plugins-round.txt" | awk '{printf "[bench]     %-70s %12s ns/op\n", $1, $3}' >&2 || true
   done
   rm -f "$out/plugins-round.txt"
+  # PreEnqueue with a warm resolution cache runs under the scheduling
+  # queue's lock: its cost per pod (target < 1 us, no allocation).
+  log "plugin level: PreEnqueue with a warm image-resolution cache"
+  "$GO" test ./pkg/plugins/windowsaware -run '^$' -bench '^BenchmarkPreEnqueue$' \
+    -benchtime "$BENCH_TIME" -count "$BENCH_COUNT" >"$out/preenqueue.txt" 2>&1 \
+    || { cat "$out/preenqueue.txt" >&2; die "BenchmarkPreEnqueue failed"; }
+  grep -E '^Benchmark' "$out/preenqueue.txt" >>"$out/plugins.txt"
   echo "plugins_seconds=$((SECONDS - start))" >>"$out/meta.env"
   run_profiles "$out"
 }
@@ -200,7 +207,7 @@ run_perf() {
   log "whole scheduler: building the scheduler_perf test binary"
   "$GO" test -c -o "$out/perf.test" ./test/bench/perf
   log "whole scheduler: templates against the oracle's cluster"
-  (cd test/bench/perf && "$out/perf.test" -test.run '^TestTemplatesMatchCluster$' -test.count 1) >"$out/perf-tests.txt" 2>&1 \
+  (cd test/bench/perf && "$out/perf.test" -test.run '^(TestTemplatesMatchCluster|TestResolutionTemplateMatchesMix)$' -test.count 1) >"$out/perf-tests.txt" 2>&1 \
     || { cat "$out/perf-tests.txt" >&2; die "the perf templates do not match internal/synthetic"; }
   log "whole scheduler: workloads labelled '$PERF_LABELS', $PERF_COUNT round(s) (5,000 nodes each; minutes)"
   mkdir -p "$out/perf" "$out/perf-logs"
@@ -215,7 +222,7 @@ run_perf() {
     mkdir -p "$out/perf-logs/round-$i"
     set +e
     (cd test/bench/perf && PATH="$TOOLS_DIR:$PATH" ARTIFACTS="$out/perf-logs/round-$i" KUBE_CACHE_MUTATION_DETECTOR=false \
-      "$out/perf.test" -test.run '^$' -test.bench '^BenchmarkPerfScheduling$' -test.benchtime 1x \
+      "$out/perf.test" -test.run '^$' -test.bench '^(BenchmarkPerfScheduling|BenchmarkPerfResolution)$' -test.benchtime 1x \
       -test.count 1 -test.timeout 180m \
       -perf-scheduling-label-filter="$PERF_LABELS" -data-items-dir "$out/perf") >>"$out/perf-output.txt" 2>&1
     rc=$?

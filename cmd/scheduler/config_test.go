@@ -326,3 +326,51 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestRegistryExampleConfig: the example with image resolution on is the
+// shipped configuration and one block more, which the scheduler accepts.
+func TestRegistryExampleConfig(t *testing.T) {
+	const example = "../../manifests/scheduler-config-registry.yaml"
+	data, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replace, err := os.ReadFile(replaceConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Past their header comments, the example is the shipped file with
+	// imageResolution appended to the WindowsAware args.
+	body := func(b []byte) string { s := string(b); return s[strings.Index(s, "\napiVersion:"):] }
+	got, want := body(data), body(replace)
+	if !strings.HasPrefix(got, want) || !strings.HasPrefix(strings.TrimLeft(got[len(want):], " #\n"), "Read image platforms") {
+		t.Errorf("%s is not %s with an imageResolution block appended", example, replaceConfig)
+	}
+
+	profiles, cfg, err := setup(t, shipped(t, example))
+	if err != nil {
+		t.Fatalf("the scheduler refuses %s: %v", example, err)
+	}
+	shippedProfiles, _, err := setup(t, shipped(t, replaceConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(shippedProfiles, profiles); diff != "" {
+		t.Errorf("plugins differ from the shipped configuration's (-shipped +example):\n%s", diff)
+	}
+	if !contains(names(&profiles["windows-aware"].PreEnqueue), "WindowsAware") {
+		t.Errorf("windows-aware PreEnqueue %v lacks WindowsAware: pods would not wait for their images", names(&profiles["windows-aware"].PreEnqueue))
+	}
+	r := waArgs(t, cfg).ImageResolution
+	var hosts []string
+	for _, reg := range r.Registries {
+		hosts = append(hosts, reg.Host)
+		if reg.AllowPrivate || reg.Insecure {
+			t.Errorf("registry %s: the example allows private addresses or plain HTTP", reg.Host)
+		}
+	}
+	if r.Scope != config.ResolutionWindows || r.OnFailure != config.OnFailureTagRules || r.GateTimeout.Duration != 10*time.Second ||
+		r.Credentials.PodPullSecrets || !slices.Equal(hosts, []string{"mcr.microsoft.com", "*.azurecr.io", "docker.io"}) {
+		t.Errorf("imageResolution = %+v", r)
+	}
+}

@@ -33,6 +33,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/controlplane"
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/oracle"
+	"github.com/windows-aware/windows-aware/internal/registryserver"
 )
 
 // pool is a set of identical simulated nodes.
@@ -77,6 +78,8 @@ type demo struct {
 	c    *controlplane.Cluster
 	cfg  config
 	root string
+	// registry holds the private images whose platforms only it knows.
+	registry *registryserver.Demo
 
 	nodes    cache.SharedIndexInformer
 	factory  informers.SharedInformerFactory

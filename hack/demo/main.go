@@ -129,8 +129,17 @@ func up(root, state string, cfg config) int {
 		fatal(err)
 	}
 
+	logf("starting a private registry on 127.0.0.1 with images whose tags name no Windows build")
+	reg, schedulerConfig, err := startRegistry(ctx, root, state)
+	if err != nil {
+		return failed(ctx, nil, state, err)
+	}
+	for _, img := range reg.Images {
+		logf("  %s: built on %s", img.Reference, describeBuilds(img))
+	}
 	logf("starting the control plane on 127.0.0.1 (state in %s)", state)
 	c, err := controlplane.Start(ctx, controlplane.Options{
+		SchedulerConfig:   schedulerConfig,
 		Dir:               state,
 		PIDDir:            filepath.Join(state, "pids"),
 		Detach:            true,
@@ -142,7 +151,7 @@ func up(root, state string, cfg config) int {
 	if err != nil {
 		return failed(ctx, nil, state, err)
 	}
-	d := &demo{c: c, cfg: cfg, root: root}
+	d := &demo{c: c, cfg: cfg, root: root, registry: reg}
 	if err := d.run(ctx); err != nil {
 		return failed(ctx, c, state, err)
 	}

@@ -62,7 +62,7 @@ func (d *demo) report(ws []workload, st *podState) {
 			}
 			bound++
 			landed[nodeKind(n)]++
-			v, err := oracle.Check(p, n)
+			v, err := oracle.Check(d.asOracleSees(p), n)
 			if err != nil {
 				verdicts[err.Error()]++
 			} else if v != oracle.OK {

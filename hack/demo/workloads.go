@@ -46,19 +46,29 @@ type workloadSet struct {
 	// osOnly gives the Windows Deployments the guide's OS nodeSelector and
 	// os=windows toleration, but no build selector, and skips the others.
 	osOnly bool
+	// objects are applied after files.
+	objects []runtime.Object
 }
 
 func (d *demo) sets() []workloadSet {
 	ex := func(f string) string { return filepath.Join(d.root, "manifests", "examples", f) }
 	wl := func(f string) string { return filepath.Join(d.root, "hack", "demo", "workloads", f) }
 	examples := []string{ex("win-webserver.yaml"), ex("iis-2019.yaml"), ex("multi-release.yaml")}
-	return []workloadSet{
+	sets := []workloadSet{
 		{ns: "guide", about: "the guide's workloads as written (nodeSelector, RuntimeClass), default-scheduler", files: []string{wl("seed.yaml")}},
 		{ns: "windows-aware", about: "the same workloads without selectors (manifests/examples), windows-aware", files: examples},
 		{ns: "stock-no-selectors", about: "the same workloads without selectors, default-scheduler", files: examples, stock: true},
 		{ns: "stock-os-selector", about: "the Windows ones with the guide's OS selector and toleration, no build selector, default-scheduler", files: examples, stock: true, osOnly: true},
 		{ns: "linux", about: "ordinary Linux workloads, default-scheduler", files: []string{wl("linux.yaml")}},
 	}
+	if d.registry != nil {
+		sets = append(sets,
+			workloadSet{ns: "registry", about: "private images whose tags name no build (loopback registry), no selectors, windows-aware",
+				objects: registryDeployments(d.registry, false)},
+			workloadSet{ns: "registry-stock", about: "the Windows-only ones with the guide's OS selector and toleration, default-scheduler",
+				objects: registryDeployments(d.registry, true)})
+	}
+	return sets
 }
 
 // workload is one Deployment of the demo.
@@ -91,6 +101,15 @@ func (d *demo) applyWorkloads(ctx context.Context) ([]workload, error) {
 				if w != nil {
 					ws = append(ws, *w)
 				}
+			}
+		}
+		for _, obj := range set.objects {
+			w, err := d.apply(ctx, set, obj)
+			if err != nil {
+				return nil, err
+			}
+			if w != nil {
+				ws = append(ws, *w)
 			}
 		}
 	}

@@ -149,7 +149,7 @@ func (t *guardTransport) check(req *http.Request) error {
 	case "https":
 	case "http":
 		if !t.policy.allowsPlainHTTP(req.URL.Host) {
-			return &refusedError{reason: "plain HTTP to " + req.URL.Host + " is not allowed (registry not insecure)"}
+			return &refusedError{reason: "plain HTTP to " + req.URL.Host + " is not allowed (registry not insecure)", plainHTTP: true}
 		}
 	default:
 		return &refusedError{reason: "scheme " + req.URL.Scheme + " is not allowed"}

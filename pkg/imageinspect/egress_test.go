@@ -17,10 +17,13 @@ limitations under the License.
 package imageinspect
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/netip"
+	"syscall"
 	"testing"
 	"time"
 
@@ -200,6 +203,28 @@ func TestClassify(t *testing.T) {
 		{name: "502", err: status(502), want: ClassUnavailable, wantDetail: "HTTP 502"},
 		{name: "400", err: status(400), want: ClassInvalid, wantDetail: "HTTP 400"},
 		{name: "refused", err: fmt.Errorf("dial: %w", &refusedError{reason: "x is private"}), want: ClassRefused, wantDetail: "x is private"},
+		{
+			name: "HTTPS refused, plain-HTTP fallback refused by policy",
+			err: pingErrors{&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED},
+				&refusedError{reason: "plain HTTP to h is not allowed (registry not insecure)", plainHTTP: true}},
+			want: ClassUnavailable, wantDetail: "connection refused",
+		},
+		{
+			name: "HTTPS timed out, plain-HTTP fallback refused by policy",
+			err:  pingErrors{fmt.Errorf("ping: %w", context.DeadlineExceeded), &refusedError{reason: "plain HTTP", plainHTTP: true}},
+			want: ClassUnavailable, wantDetail: "request timed out",
+		},
+		{
+			name: "HTTPS to a plain-HTTP server, fallback refused by policy",
+			err:  pingErrors{errors.New("tls: first record does not look like a TLS handshake"), &refusedError{reason: "plain HTTP", plainHTTP: true}},
+			want: ClassRefused, wantDetail: "plain HTTP",
+		},
+		{
+			name: "HTTPS dial to a private address refused",
+			err: pingErrors{&net.OpError{Op: "dial", Net: "tcp", Err: &refusedError{reason: "h resolves to private address 10.0.0.1"}},
+				&refusedError{reason: "plain HTTP", plainHTTP: true}},
+			want: ClassRefused, wantDetail: "h resolves to private address 10.0.0.1",
+		},
 		{name: "invalid", err: invalidf("schema 1"), want: ClassInvalid, wantDetail: "schema 1"},
 		{name: "too large", err: &tooLargeError{what: "/v2/a/manifests/b", limit: maxManifestBytes}, want: ClassInvalid, wantDetail: "manifest larger than 4 MiB"},
 		{name: "plain error", err: errors.New("EOF"), want: ClassUnavailable, wantDetail: "EOF"},
@@ -212,6 +237,30 @@ func TestClassify(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pingErrors is how the registry client reports a ping that failed over
+// HTTPS and then plain HTTP: both errors, As and Is trying each in turn.
+type pingErrors []error
+
+func (m pingErrors) Error() string { return fmt.Sprint([]error(m)) }
+
+func (m pingErrors) As(target any) bool {
+	for _, err := range m {
+		if errors.As(err, target) {
+			return true
+		}
+	}
+	return false
+}
+
+func (m pingErrors) Is(target error) bool {
+	for _, err := range m {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
 }
 
 func TestKindOf(t *testing.T) {

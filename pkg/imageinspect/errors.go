@@ -20,10 +20,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 )
@@ -130,8 +132,12 @@ func (e *Error) Error() string {
 }
 
 // refusedError marks a request the egress guard stopped before it left
-// the process.
-type refusedError struct{ reason string }
+// the process. plainHTTP marks a refused plain-HTTP request to a registry
+// not listed insecure.
+type refusedError struct {
+	reason    string
+	plainHTTP bool
+}
 
 func (e *refusedError) Error() string { return e.reason }
 
@@ -149,6 +155,9 @@ func invalidf(format string, args ...any) error {
 func classify(err error) (ErrorClass, string) {
 	var refused *refusedError
 	if errors.As(err, &refused) {
+		if class, detail, ok := classifyHTTPSFailure(err, refused); ok {
+			return class, detail
+		}
 		return ClassRefused, refused.reason
 	}
 	var invalid *invalidError
@@ -183,6 +192,31 @@ func classify(err error) (ErrorClass, string) {
 	// Connections closed mid-response, TLS failures and the like: the
 	// registry could not be talked to.
 	return ClassUnavailable, networkDetail(err)
+}
+
+// classifyHTTPSFailure classifies the HTTPS failure that came with a
+// refused plain-HTTP fallback. For loopback, private and *.local hosts
+// the registry client pings HTTPS and then plain HTTP, and reports both
+// errors; the guard refuses the plain-HTTP one for a registry not listed
+// insecure. When HTTPS could not connect, time out or was cut off, the
+// registry is unavailable, and must be reported and retried as such, not
+// taken for a policy refusal (which is silent and never retried). An
+// HTTPS failure of another kind (a plain-HTTP server, a bad certificate)
+// leaves the refusal standing: the configuration has to change.
+func classifyHTTPSFailure(err error, refused *refusedError) (ErrorClass, string, bool) {
+	if !refused.plainHTTP {
+		return 0, "", false
+	}
+	var opErr *net.OpError
+	switch {
+	case errors.As(err, &opErr):
+		return ClassUnavailable, networkDetail(opErr), true
+	case errors.Is(err, context.DeadlineExceeded):
+		return ClassUnavailable, "request timed out", true
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, syscall.ECONNRESET):
+		return ClassUnavailable, "connection closed", true
+	}
+	return 0, "", false
 }
 
 func classifyStatus(code int, registryCodes string) (ErrorClass, string) {

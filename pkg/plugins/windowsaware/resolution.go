@@ -219,6 +219,9 @@ func (pl *WindowsAware) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 		return true
 	})
 	if !queued {
+		// Nothing to wait for (e.g. a registry the policy refuses): the
+		// pod is not held, and its timer must not wake it later.
+		res.release(pod)
 		return nil
 	}
 	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("waiting for the registry to tell the platforms of image %q", waiting))

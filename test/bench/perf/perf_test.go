@@ -209,7 +209,7 @@ func check(tCtx ktesting.TContext, name string, w *perf.Workload) placementResul
 			r.Placement[kindName] = map[string]int{}
 		}
 		r.Placement[kindName][pool]++
-		verdict, err := oracle.Check(pod, node)
+		verdict, err := oracle.Check(asOracleSees(pod), node)
 		if err != nil {
 			fail("pod %s/%s (%s): %v", pod.Namespace, pod.Name, kindName, err)
 			continue
