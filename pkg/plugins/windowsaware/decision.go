@@ -59,7 +59,7 @@ type ImageDecision struct {
 
 // Decide works out what the pod needs of a node, as PreFilter does.
 func (pl *WindowsAware) Decide(pod *v1.Pod) Decision {
-	r, err := pl.requirementsOf(pod)
+	r, err := pl.requirementsQuiet(pod)
 	if err != nil {
 		var conflict *conflictError
 		if errors.As(err, &conflict) {

@@ -67,7 +67,7 @@ func (pl *WindowsAware) isSchedulableAfterNodeChange(logger klog.Logger, pod *v1
 	if err != nil {
 		return fwk.Queue, err
 	}
-	r, err := pl.requirementsOf(pod)
+	r, err := pl.requirementsQuiet(pod)
 	if err != nil {
 		// The pod contradicts itself; no node can change that.
 		return fwk.QueueSkip, nil

@@ -162,11 +162,23 @@ func conflictf(format string, args ...any) error {
 
 // requirementsOf works out what pod needs of a node. The error, always a
 // *conflictError, names the images and builds that contradict each other.
+// It may ask the resolver for images it does not know yet and record an
+// Event for one its registry could not tell; requirementsQuiet does
+// neither, for queueing hints (which run under the queue's lock) and tools.
 func (pl *WindowsAware) requirementsOf(pod *v1.Pod) (*requirements, error) {
+	return pl.requirementsFor(pod, false)
+}
+
+// requirementsQuiet is requirementsOf without side effects.
+func (pl *WindowsAware) requirementsQuiet(pod *v1.Pod) (*requirements, error) {
+	return pl.requirementsFor(pod, true)
+}
+
+func (pl *WindowsAware) requirementsFor(pod *v1.Pod, quiet bool) (*requirements, error) {
 	r := &requirements{}
 	resolve := pl.resolution != nil && pl.resolution.inScope(pl.declaredOS(pod))
 	for _, ref := range podImages(pod) {
-		in, ok, err := pl.imageNeedOf(pod, ref, resolve)
+		in, ok, err := pl.imageNeedOf(pod, ref, resolve, quiet)
 		if err != nil {
 			return nil, err
 		}
@@ -251,7 +263,7 @@ func (pl *WindowsAware) requirementsOf(pod *v1.Pod) (*requirements, error) {
 // registry lists. ok is false for an image that says nothing of the host it
 // needs, and for a reference that does not parse, which is the kubelet's to
 // report (InvalidImageName).
-func (pl *WindowsAware) imageNeedOf(pod *v1.Pod, ref string, resolve bool) (imageNeed, bool, error) {
+func (pl *WindowsAware) imageNeedOf(pod *v1.Pod, ref string, resolve, quiet bool) (imageNeed, bool, error) {
 	img, err := pl.images.imageOf(ref)
 	if err != nil {
 		var conflicting *windows.ConflictingTagError
@@ -261,7 +273,7 @@ func (pl *WindowsAware) imageNeedOf(pod *v1.Pod, ref string, resolve bool) (imag
 		return imageNeed{}, false, nil
 	}
 	if resolve && img.Version.IsZero() {
-		platforms, known, err := pl.resolution.platformsOf(pod, ref)
+		platforms, known, err := pl.resolution.platformsOf(pod, ref, quiet)
 		if err != nil {
 			return imageNeed{}, false, err
 		}

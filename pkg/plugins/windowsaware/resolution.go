@@ -304,9 +304,24 @@ func (res *resolution) activate(key string) {
 // platformsOf returns what the registry told of ref for PreFilter: the
 // platforms, or, when it could not tell, the error, with whether the
 // onFailure policy rejects the pod for it. known is false when the
-// registry was not asked or has not answered yet.
-func (res *resolution) platformsOf(pod *v1.Pod, ref string) (platforms []windows.Platform, known bool, err error) {
+// registry was not asked or has not answered yet. Unless quiet, it asks
+// the resolver for what it does not know and records an Event for what the
+// registry could not tell.
+func (res *resolution) platformsOf(pod *v1.Pod, ref string, quiet bool) (platforms []windows.Platform, known bool, err error) {
 	r, ok := res.resolver.Lookup(ref)
+	if quiet {
+		if ok && r.State == imageinspect.StateResolved {
+			return r.Platforms, true, nil
+		}
+		var cause error = fmt.Errorf("its registry has not answered yet")
+		if ok && r.State == imageinspect.StateFailed {
+			if r.Class == imageinspect.ClassRefused {
+				return nil, false, nil
+			}
+			cause = r.Err
+		}
+		return nil, false, res.failure(ref, cause)
+	}
 	if !ok {
 		// Not asked yet (a pod PreEnqueue does not hold): ask now, in the
 		// background, for the next attempt.
