@@ -82,9 +82,10 @@ type tagToken struct {
 
 // ImageOf reads the Windows facts of an image reference from its tag. Only
 // the tag counts, never the path: ghcr.io/acme/ltsc2019-tools:v1 and
-// ghcr.io/acme/windows-exporter:v1 are not Windows images; the one exception
-// is a mcr.microsoft.com/windows repository, or a Docker Hub microsoft/ one,
-// which gives Windows context.
+// ghcr.io/acme/windows-exporter:v1 are not Windows images. The exceptions
+// are the repositories of Microsoft's base images: a mcr.microsoft.com/windows
+// repository is a Windows Server image, and a Docker Hub microsoft/ one gives
+// Windows context.
 //
 // The tag is split at '-' into tokens, compared in any case, and a
 // _KB<digits> suffix is dropped from each (1709_KB4043961 reads as 1709).
@@ -94,10 +95,10 @@ type tagToken struct {
 //     build some release has): in any repository;
 //   - a bare release number (1809, 2009, 20H2), or a 10.0.<build>.<revision>
 //     of another build from 10240 to 65535 (Insider images): only with
-//     Windows context, which is a Windows repository, a flavour or a windows
-//     token in the same tag;
+//     Windows context, which is one of those repositories, a flavour or a
+//     windows token in the same tag;
 //   - a server servicing name (21H2, 24H2): only next to a server flavour,
-//     in the tag or as the mcr.microsoft.com/windows repository;
+//     in the tag or as a mcr.microsoft.com/windows repository;
 //   - a year right after the windows token, or after windows and one of
 //     nano, core, server or a flavour (windows-2022, windows-nano-2025):
 //     the LTSC release of that year, as the catalog's ltsc<year> token;

@@ -99,6 +99,8 @@ var imageOfCases = []imageOfCase{
 	{ref: "ghcr.io/acme/app:nanoserver20H2", windows: true, want: build(19042)},
 	{ref: "ghcr.io/acme/app:windowsservercore1809", windows: true, want: build(17763)},
 	{ref: "ghcr.io/acme/app:servercoreltsc2022", windows: true, want: build(20348)},
+	{ref: "ghcr.io/acme/app:windowsservercoreltsc2019", windows: true, want: build(17763)},
+	{ref: "ghcr.io/acme/app:windows-servercore2022", windows: true, want: build(20348)},
 	{ref: "ghcr.io/acme/app:servercore1709_KB4043961", windows: true, want: build(16299)},
 	{ref: "ghcr.io/acme/app:nanoserver23H2", windows: true, want: Version{}}, // Windows, but 23H2 has no images
 	{ref: "ghcr.io/acme/app:nanoserverless", windows: false, want: Version{}},
@@ -248,6 +250,7 @@ func TestCatalogExtraReleases(t *testing.T) {
 		{Token: "2404", Build: build10(27000)},
 		{Token: "LTSC2022", Build: build10(20349)}, // re-points a known token, any case
 		{Token: "22H2", Build: build10(20350)},     // an administrator may map a client servicing name
+		{Token: "21h2", Build: build10(22000)},     // or re-point a server one, which then needs only Windows context
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -264,6 +267,7 @@ func TestCatalogExtraReleases(t *testing.T) {
 		{ref: "ghcr.io/acme/app:windows-2028", want: build10(30000)},
 		{ref: "ghcr.io/acme/app:windows-22H2", want: build10(20350)}, // an extra bare token needs only Windows context
 		{ref: "ghcr.io/acme/app:22H2", want: Build{}},
+		{ref: "ghcr.io/acme/app:windows-21H2", want: build10(22000)},
 		{ref: "mcr.microsoft.com/windows/servercore:10.0.30000.12", want: build10(30000)},
 		{ref: "ghcr.io/acme/app:10.0.30000.12", want: build10(30000)}, // a build some release has counts anywhere
 	}
