@@ -77,7 +77,7 @@ var imageOfCases = []imageOfCase{
 
 	// The year after a windows token is that year's LTSC, also after one
 	// qualifier; elsewhere a year is only a version.
-	{ref: "fluent/fluent-bit:3.0.4-windows-2022-amd64", windows: true, want: build(20348)},
+	{ref: "ghcr.io/acme/agent:3.0.4-windows-2022-amd64", windows: true, want: build(20348)},
 	{ref: "ghcr.io/acme/agent:v2-windows-2019", windows: true, want: build(17763)},
 	{ref: "ghcr.io/acme/agent:windows-2016", windows: true, want: build(14393)},
 	{ref: "ghcr.io/acme/agent:windows-nano-2025-amd64", windows: true, want: build(26100)},
