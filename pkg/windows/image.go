@@ -58,7 +58,7 @@ var flavourTokens = map[string]bool{"nanoserver": true, "servercore": true, "win
 var gluedFlavours = []string{"windowsservercore", "servercore", "nanoserver"}
 
 // windowsWord is the tag token that marks a Windows variant of an image
-// (fluent-bit:3.0-windows-amd64), and after which vendors write the
+// (agent:1.4-windows-amd64), and after which vendors write the
 // Windows Server year (…-windows-2022-amd64).
 const windowsWord = "windows"
 
