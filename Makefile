@@ -29,6 +29,30 @@ export VERSION
 IMAGE        ?= localhost/windows-aware-scheduler
 IMAGE_TAG    ?= $(VERSION)
 FUZZTIME     ?= 15s
+# fuzz-long runs each fuzz target for this many executions.
+FUZZ_EXECS   ?= 10000000
+# The time the fuzzer may spend shrinking each new input. Go's default, 60s,
+# stalls every worker for up to a minute per new input early in a run.
+FUZZMINIMIZETIME ?= 2000x
+
+# Every fuzz target, as package:Target. FUZZ=FuzzImageOf (names, space
+# separated) narrows test-fuzz and fuzz-long to those targets.
+FUZZ_TARGETS := ./pkg/windows:FuzzImageOf ./pkg/windows:FuzzParseKernelVersion \
+                ./pkg/windows:FuzzParseOSVersion \
+                ./pkg/apis/config/scheme:FuzzDecodeWindowsAwareArgs \
+                ./pkg/imageinspect:FuzzParseRef ./pkg/imageinspect:FuzzKindOf \
+                ./pkg/imageinspect:FuzzParseRetryAfter ./internal/manifest:FuzzDecode
+FUZZ         ?=
+fuzz_selected = $(if $(FUZZ),$(filter $(addprefix %:,$(FUZZ)),$(FUZZ_TARGETS)),$(FUZZ_TARGETS))
+
+# fuzz_one runs the target $(1) (package:Target) for $(2), a duration or Nx.
+fuzz_one = $(GO) test $(word 1,$(subst :, ,$(1))) -run '^$$' -fuzz '^$(word 2,$(subst :, ,$(1)))$$' \
+  -fuzztime $(2) -fuzzminimizetime $(FUZZMINIMIZETIME)
+
+define newline
+
+
+endef
 
 .PHONY: help
 help: ## List the targets.
@@ -49,14 +73,12 @@ test-unit: build ## Unit tests, the shipped-config test and the --version check.
 	  || { echo "scheduler --version does not carry the project version" >&2; exit 1; }
 
 .PHONY: test-fuzz
-test-fuzz: ## A short run of every fuzz target.
-	$(GO) test ./pkg/windows -run '^$$' -fuzz '^FuzzImageOf$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./pkg/windows -run '^$$' -fuzz '^FuzzParseKernelVersion$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./pkg/windows -run '^$$' -fuzz '^FuzzParseOSVersion$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./pkg/imageinspect -run '^$$' -fuzz '^FuzzParseRef$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./pkg/imageinspect -run '^$$' -fuzz '^FuzzKindOf$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./pkg/imageinspect -run '^$$' -fuzz '^FuzzParseRetryAfter$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/manifest -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
+test-fuzz: ## A short run of every fuzz target (FUZZTIME each).
+	$(foreach t,$(fuzz_selected),$(call fuzz_one,$(t),$(FUZZTIME))$(newline))
+
+.PHONY: fuzz-long
+fuzz-long: ## Every fuzz target until FUZZ_EXECS executions (10,000,000) each.
+	$(foreach t,$(fuzz_selected),$(call fuzz_one,$(t),$(FUZZ_EXECS)x)$(newline))
 
 .PHONY: tools
 tools: ## Build etcd, kube-apiserver, kube-controller-manager, kubectl, kwok, helm and the OCI registry into bin/tools.

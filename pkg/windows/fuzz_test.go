@@ -20,23 +20,25 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/distribution/reference"
 )
 
 // FuzzImageOf feeds arbitrary references to the tag parser: it must never
-// panic, and what it returns must hold together.
+// panic, and what it returns must hold together. The seeds are every
+// reference of the table tests plus edge cases of the grammar.
 func FuzzImageOf(f *testing.F) {
+	for _, tt := range imageOfCases {
+		f.Add(tt.ref)
+	}
 	for _, seed := range []string{
-		"mcr.microsoft.com/windows/servercore:ltsc2019",
-		"mcr.microsoft.com/windows/servercore:10.0.17763.437-amd64",
-		"mcr.microsoft.com/dotnet/framework/aspnet:4.8.1-20260714-windowsservercore-ltsc2025",
-		"mcr.microsoft.com/dotnet/aspnet:8.0-nanoserver-1809",
-		"microsoft/windowsservercore:1709",
-		"ghcr.io/acme/api:2004",
-		"ghcr.io/acme/ltsc2019-tools:v1",
-		"nginx@sha256:" + sha,
 		"mcr.microsoft.com/windows/servercore:1809-ltsc2022",
+		"ghcr.io/acme/agent:windows-2019-ltsc2022",
+		"ghcr.io/acme/agent:servercore21H2-1809",
 		"mcr.microsoft.com/windows/servercore:20H2-KB5034127",
-		"", ":", "a:-", "a:--", "a:10.0.", "a:10.0.4294967296.1",
+		"microsoft/windowsservercore:1709_KB4043961_KB1",
+		"a:windows-", "a:-windows", "a:windows-nano-", "a:windows-windows-2022", "a:servercore_kb1",
+		"", ":", "a:-", "a:--", "a:10.0.", "a:10.0.4294967296.1", "a:_KB1", "a:nanoserver_KB1",
 	} {
 		f.Add(seed)
 	}
@@ -52,11 +54,45 @@ func FuzzImageOf(f *testing.F) {
 		if !img.Version.IsZero() && !img.Windows {
 			t.Fatalf("ImageOf(%q) = %+v: a build without Windows", ref, img)
 		}
-		if img.Version.HasRevision && !strings.Contains(ref, img.Version.Build.String()+".") {
+		if img.Version.HasRevision && !strings.Contains(ref, img.Version.Build.String()+"."+strconv.FormatUint(uint64(img.Version.Revision), 10)) {
 			t.Fatalf("ImageOf(%q) = %+v: a revision the tag does not spell", ref, img)
 		}
-		if !img.Version.IsZero() && !c.builds[img.Version.Build] {
-			t.Fatalf("ImageOf(%q) = %+v: a build no release has", ref, img)
+		if b := img.Version.Build; !b.IsZero() && !c.builds[b] &&
+			!(img.Version.HasRevision && plausibleWindowsBuild(b)) {
+			t.Fatalf("ImageOf(%q) = %+v: a build no release has, and no Insider version", ref, img)
+		}
+
+		named, err := reference.ParseNormalizedNamed(ref)
+		if err != nil {
+			t.Fatalf("ImageOf(%q) succeeded on a reference that does not parse: %v", ref, err)
+		}
+		tagged, ok := named.(reference.Tagged)
+		if !ok {
+			return
+		}
+		tag := tagged.Tag()
+		domain, path := reference.Domain(named), reference.Path(named)
+		if (domain == "mcr.microsoft.com" && (path == "windows" || strings.HasPrefix(path, "windows/"))) ||
+			(domain == "docker.io" && strings.HasPrefix(path, "microsoft/")) {
+			return
+		}
+
+		// Outside the Windows repositories only the tag counts, never the
+		// path, the registry or a digest.
+		plain, plainErr := c.ImageOf("example.com/app:" + tag)
+		if plain != img || plainErr != nil {
+			t.Fatalf("ImageOf(%q) = %+v, but its tag alone reads %+v, %v", ref, img, plain, plainErr)
+		}
+		// Tokens are compared in any case.
+		if upper, upperErr := c.ImageOf("example.com/app:" + strings.ToUpper(tag)); upper != img || upperErr != nil {
+			t.Fatalf("ImageOf(%q) = %+v, but the upper-case tag reads %+v, %v", ref, img, upper, upperErr)
+		}
+		// Numbers alone never make an image Windows outside the Windows
+		// repositories, save 10.0.<build>.<revision> of a build some
+		// release has.
+		if img.Windows && strings.Trim(tag, "0123456789.-_hH") == "" &&
+			!(img.Version.HasRevision && c.builds[img.Version.Build]) {
+			t.Fatalf("ImageOf(%q) = %+v: a tag of numbers made the image Windows", ref, img)
 		}
 	})
 }
