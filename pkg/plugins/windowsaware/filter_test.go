@@ -42,6 +42,7 @@ func TestFilter(t *testing.T) {
 	}{
 		{name: "linux image goes to linux", pod: pod(imgLinux).Obj(), want: linuxNodes},
 		{name: "spec.os.name linux", pod: withOS(pod(imgLinux), v1.Linux), want: linuxNodes},
+		{name: "spec.os.name linux wins over a tag that names no build", pod: withOS(pod(imgNano, "ghcr.io/acme/cross:1.0-windows"), v1.Linux), want: linuxNodes},
 		{name: "ltsc2019 runs on 2019 nodes, by label or kernel version", pod: pod(img2019).Obj(), want: []string{"win2019", "win2019-kernel-only"}},
 		{name: "1809 with nanoserver context", pod: pod(img1809).Obj(), want: []string{"win2019", "win2019-kernel-only"}},
 		{name: "iis windowsservercore-ltsc2019", pod: pod(imgIIS2019).Obj(), want: []string{"win2019", "win2019-kernel-only"}},
@@ -144,15 +145,14 @@ func TestOSTaints(t *testing.T) {
 		pod   *v1.Pod
 		fits  bool
 	}{
-		{"os=windows:NoSchedule", taint("os", "windows", v1.TaintEffectNoSchedule), pod(img2019).Obj(), true},
-		{"os=Windows (OpenShift) any case", taint("os", "Windows", v1.TaintEffectNoSchedule), pod(img2019).Obj(), true},
-		{"node.kubernetes.io/os=windows", taint("node.kubernetes.io/os", "windows", v1.TaintEffectNoSchedule), pod(img2019).Obj(), true},
-		{"NoExecute is not in the default effects", taint("os", "windows", v1.TaintEffectNoExecute), pod(img2019).Obj(), false},
-		{"sku=Windows is not a default key", taint("sku", "Windows", v1.TaintEffectNoSchedule), pod(img2019).Obj(), false},
-		{"os=linux on a windows node is no OS taint", taint("os", "linux", v1.TaintEffectNoSchedule), pod(img2019).Obj(), false},
-		{"PreferNoSchedule never filters", taint("gpu", "x", v1.TaintEffectPreferNoSchedule), pod(img2019).Obj(), true},
-		{"pod's own toleration", taint("gpu", "x", v1.TaintEffectNoSchedule),
-			pod(img2019).Tolerations([]v1.Toleration{{Key: "gpu", Operator: v1.TolerationOpExists}}).Obj(), true},
+		{name: "os=windows:NoSchedule", taint: taint("os", "windows", v1.TaintEffectNoSchedule), pod: pod(img2019).Obj(), fits: true},
+		{name: "os=Windows (OpenShift) any case", taint: taint("os", "Windows", v1.TaintEffectNoSchedule), pod: pod(img2019).Obj(), fits: true},
+		{name: "node.kubernetes.io/os=windows", taint: taint("node.kubernetes.io/os", "windows", v1.TaintEffectNoSchedule), pod: pod(img2019).Obj(), fits: true},
+		{name: "NoExecute is not in the default effects", taint: taint("os", "windows", v1.TaintEffectNoExecute), pod: pod(img2019).Obj(), fits: false},
+		{name: "sku=Windows is not a default key", taint: taint("sku", "Windows", v1.TaintEffectNoSchedule), pod: pod(img2019).Obj(), fits: false},
+		{name: "os=linux on a windows node is no OS taint", taint: taint("os", "linux", v1.TaintEffectNoSchedule), pod: pod(img2019).Obj(), fits: false},
+		{name: "PreferNoSchedule never filters", taint: taint("gpu", "x", v1.TaintEffectPreferNoSchedule), pod: pod(img2019).Obj(), fits: true},
+		{name: "pod's own toleration", taint: taint("gpu", "x", v1.TaintEffectNoSchedule), pod: pod(img2019).Tolerations([]v1.Toleration{{Key: "gpu", Operator: v1.TolerationOpExists}}).Obj(), fits: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -182,37 +182,29 @@ func TestPreFilterConflicts(t *testing.T) {
 		// wantIn are substrings of the message; nil wants success.
 		wantIn []string
 	}{
-		{"linux pod with a windows image", withOS(pod(imgLinux, img2019), v1.Linux),
-			[]string{".spec.os.name linux", img2019, "10.0.17763"}},
-		{"images no single host runs", pod(img2019, img2022).Obj(),
-			[]string{img2019, "10.0.17763", img2022, "10.0.20348", "containerd"}},
-		{"init container against container", withInit(pod(img2022), img2016),
-			[]string{img2016, "10.0.14393", img2022}},
-		{"one tag naming two builds", pod("mcr.microsoft.com/windows/servercore:1809-ltsc2022").Obj(),
-			[]string{"1809-ltsc2022", "10.0.17763", "10.0.20348"}},
-		{"nodeSelector build contradicts the tag", pod(img2022).NodeSelector(map[string]string{LabelWindowsBuild: "10.0.17763"}).Obj(),
-			[]string{LabelWindowsBuild, "10.0.17763", img2022, "10.0.20348"}},
-		{"runtimeclass-merged selector is named", func() *v1.Pod {
+		{name: "linux pod with a windows image", pod: withOS(pod(imgLinux, img2019), v1.Linux), wantIn: []string{".spec.os.name linux", img2019, "10.0.17763"}},
+		{name: "images no single host runs", pod: pod(img2019, img2022).Obj(), wantIn: []string{img2019, "10.0.17763", img2022, "10.0.20348", "containerd"}},
+		{name: "init container against container", pod: withInit(pod(img2022), img2016), wantIn: []string{img2016, "10.0.14393", img2022}},
+		{name: "one tag naming two builds", pod: pod("mcr.microsoft.com/windows/servercore:1809-ltsc2022").Obj(), wantIn: []string{"1809-ltsc2022", "10.0.17763", "10.0.20348"}},
+		{name: "nodeSelector build contradicts the tag", pod: pod(img2022).NodeSelector(map[string]string{LabelWindowsBuild: "10.0.17763"}).Obj(), wantIn: []string{LabelWindowsBuild, "10.0.17763", img2022, "10.0.20348"}},
+		{name: "runtimeclass-merged selector is named", pod: func() *v1.Pod {
 			p := pod(img2022).NodeSelector(map[string]string{v1.LabelOSStable: "windows", LabelWindowsBuild: "10.0.17763"}).Obj()
 			p.Spec.RuntimeClassName = ptr.To("windows-2019")
 			return p
-		}(), []string{`RuntimeClass "windows-2019"`, img2022}},
-		{"node affinity build contradicts the tag", pod(img2025).NodeAffinityIn(LabelWindowsBuild, []string{"10.0.17763", "10.0.20348"}, st.NodeSelectorTypeMatchExpressions).Obj(),
-			[]string{LabelWindowsBuild, img2025, "10.0.26100"}},
-		{"nodeSelector os contradicts a windows image", pod(img2019).NodeSelector(map[string]string{v1.LabelOSStable: "linux"}).Obj(),
-			[]string{"windows node", v1.LabelOSStable}},
-		{"garbage build selector", pod(img2019).NodeSelector(map[string]string{LabelWindowsBuild: "banana"}).Obj(),
-			[]string{"banana", img2019}},
+		}(), wantIn: []string{`RuntimeClass "windows-2019"`, img2022}},
+		{name: "node affinity build contradicts the tag", pod: pod(img2025).NodeAffinityIn(LabelWindowsBuild, []string{"10.0.17763", "10.0.20348"}, st.NodeSelectorTypeMatchExpressions).Obj(), wantIn: []string{LabelWindowsBuild, img2025, "10.0.26100"}},
+		{name: "nodeSelector os contradicts a windows image", pod: pod(img2019).NodeSelector(map[string]string{v1.LabelOSStable: "linux"}).Obj(), wantIn: []string{"windows node", v1.LabelOSStable}},
+		{name: "garbage build selector", pod: pod(img2019).NodeSelector(map[string]string{LabelWindowsBuild: "banana"}).Obj(), wantIn: []string{"banana", img2019}},
 
-		{"selector that agrees", pod(img2019).NodeSelector(map[string]string{LabelWindowsBuild: "10.0.17763"}).Obj(), nil},
-		{"a 2025 selector runs ltsc2022", pod(img2022).NodeSelector(map[string]string{LabelWindowsBuild: "10.0.26100"}).Obj(), nil},
-		{"affinity with one term free of the key", func() *v1.Pod {
+		{name: "selector that agrees", pod: pod(img2019).NodeSelector(map[string]string{LabelWindowsBuild: "10.0.17763"}).Obj(), wantIn: nil},
+		{name: "a 2025 selector runs ltsc2022", pod: pod(img2022).NodeSelector(map[string]string{LabelWindowsBuild: "10.0.26100"}).Obj(), wantIn: nil},
+		{name: "affinity with one term free of the key", pod: func() *v1.Pod {
 			p := pod(img2025).NodeAffinityIn(LabelWindowsBuild, []string{"10.0.17763"}, st.NodeSelectorTypeMatchExpressions).Obj()
 			terms := &p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
 			*terms = append(*terms, v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{{Key: "zone", Operator: v1.NodeSelectorOpExists}}})
 			return p
-		}(), nil},
-		{"unparsable image is the kubelet's to report", pod("Not A Reference").Obj(), nil},
+		}(), wantIn: nil},
+		{name: "unparsable image is the kubelet's to report", pod: pod("Not A Reference").Obj(), wantIn: nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

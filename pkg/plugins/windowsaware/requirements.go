@@ -215,8 +215,14 @@ func (pl *WindowsAware) requirementsFor(pod *v1.Pod, quiet bool) (*requirements,
 		r.osToleration = &osToleration{os: r.need.OS, taints: &pl.args.OSTaints}
 	}
 
-	if r.need.OS == windows.OSLinux && firstWindows >= 0 {
-		in := r.images[firstWindows]
+	// A tag that only suggests Windows (a flavour or a windows token, no
+	// build) yields to a pod that says it is Linux: cross-compilers and
+	// exporters carry such tags too. A build, or the registry, does not.
+	certain := slices.IndexFunc(r.images, func(in imageNeed) bool {
+		return in.windows && (in.source == SourceRegistry || !in.version.IsZero())
+	})
+	if r.need.OS == windows.OSLinux && certain >= 0 {
+		in := r.images[certain]
 		return nil, conflictf("pod sets .spec.os.name linux but image %q is a Windows image%s",
 			in.image, describeBuild(in.version))
 	}
