@@ -173,20 +173,19 @@ func componentKilledWhilePodsPending(t *testing.T, component string) {
 func (e *env) waitBound(ns string, h *history, pods []*v1.Pod, timeout time.Duration) {
 	e.t.Helper()
 	deadline := time.Now().Add(timeout)
-	for h.boundCount() < len(pods) {
+	for {
+		var pending []string
+		for _, p := range pods {
+			if len(h.pod(p.Name).nodes) == 0 {
+				pending = append(pending, p.Name)
+			}
+		}
+		if len(pending) == 0 {
+			return
+		}
 		if time.Now().After(deadline) {
-			var pending []string
-			for _, p := range pods {
-				if len(h.pod(p.Name).nodes) == 0 {
-					pending = append(pending, p.Name)
-				}
-			}
-			msg := ""
-			if len(pending) > 0 {
-				got := e.getPod(ns, pending[0])
-				msg = fmt.Sprintf("; %s: %+v", pending[0], got.Status.Conditions)
-			}
-			e.t.Fatalf("%d of %d pods still pending after %s%s", len(pending), len(pods), timeout, msg)
+			got := e.getPod(ns, pending[0])
+			e.t.Fatalf("%d of %d pods still pending after %s; %s: %+v", len(pending), len(pods), timeout, pending[0], got.Status.Conditions)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

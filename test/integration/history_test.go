@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -224,21 +225,25 @@ const (
 	// placedFitting: the node could take the pod at the revision that
 	// bound it.
 	placedFitting placement = iota
-	// placedOvertaken: the node could take the pod at some revision while
-	// the pod was pending, but a later write (relabel, taint, delete)
-	// changed that before the binding was committed. kube-scheduler binds
-	// what it decided without checking the node again, so a decision in
-	// flight can be overtaken this way.
+	// placedOvertaken: the node could take the pod when the scheduler
+	// decided, but a later write (relabel, taint, delete) changed that
+	// before the binding was committed. kube-scheduler binds what it
+	// decided without checking the node again, and its bindings wait
+	// their turn behind its client's rate limit, so under load a
+	// decision in flight can be overtaken.
 	placedOvertaken
-	// placedWrong: at no revision while the pod was pending (from its
-	// creation to its binding) could the node take it.
+	// placedWrong: the node could not take the pod when the scheduler
+	// decided, nor at the binding.
 	placedWrong
 )
 
 // judgeBinding places a bound pod against its node's history: at the
-// revision that bound it, and over the pod's pending window. why explains
-// a node that could not take the pod at the binding.
-func (h *history) judgeBinding(t podTrack, nd need) (placement, string) {
+// revision that bound it, and, when decided is set, around the time the
+// scheduler decided (the versions the watch saw current within slack of
+// it). Without a decision time, the window is the pod's whole pending
+// life by revision, from its creation to its binding. why explains a node
+// that could not take the pod at the binding.
+func (h *history) judgeBinding(t podTrack, nd need, decided time.Time, slack time.Duration) (placement, string) {
 	node := t.nodes[0]
 	versions := h.versions(node)
 	atBinding, _ := h.nodeAt(node, t.boundRV)
@@ -250,9 +255,18 @@ func (h *history) judgeBinding(t podTrack, nd need) (placement, string) {
 		if v.rv >= t.boundRV {
 			break
 		}
-		// Version i was current from v.rv to the next version's revision.
-		if i+1 < len(versions) && versions[i+1].rv <= t.createdRV {
-			continue // replaced before the pod existed
+		// Version i was current from v.rv (seen at v.seen) to the next
+		// version.
+		var next *nodeVersion
+		if i+1 < len(versions) {
+			next = &versions[i+1]
+		}
+		if decided.IsZero() {
+			if next != nil && next.rv <= t.createdRV {
+				continue // replaced before the pod existed
+			}
+		} else if v.seen.After(decided.Add(slack)) || (next != nil && next.seen.Before(decided.Add(-slack))) {
+			continue // not current near the decision
 		}
 		if fits, _ := nodeRuns(v.node, nd); fits {
 			return placedOvertaken, why
@@ -262,4 +276,19 @@ func (h *history) judgeBinding(t podTrack, nd need) (placement, string) {
 		return placedWrong, "node " + node + " did not exist before the binding"
 	}
 	return placedWrong, why
+}
+
+// describeVersions is a node's history for a failure message: revision,
+// time seen and whether it could take a pod that needs nd.
+func (h *history) describeVersions(node string, nd need) string {
+	var parts []string
+	for _, v := range h.versions(node) {
+		fits, why := nodeRuns(v.node, nd)
+		state := "fits"
+		if !fits {
+			state = why
+		}
+		parts = append(parts, fmt.Sprintf("%d@%s: %s", v.rv, v.seen.Format("15:04:05.000"), state))
+	}
+	return strings.Join(parts, "; ")
 }

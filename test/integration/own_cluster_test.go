@@ -165,20 +165,3 @@ func (e *env) scheduledEvents(ns string) (count map[string]int, nodes map[string
 	}
 	return count, nodes, refused
 }
-
-// schedulerLogProblems returns the lines of a scheduler's log that speak of
-// a panic or of a lost leader election.
-func schedulerLogProblems(p *controlplane.Process) []string {
-	data, err := os.ReadFile(p.LogFile)
-	if err != nil {
-		return []string{err.Error()}
-	}
-	var out []string
-	for _, line := range strings.Split(string(data), "\n") {
-		l := strings.ToLower(line)
-		if strings.Contains(l, "panic") || strings.Contains(l, "leaderelection lost") {
-			out = append(out, line)
-		}
-	}
-	return out
-}
