@@ -27,7 +27,8 @@ import (
 )
 
 // schedulerLogProblems returns the lines of a scheduler's log that speak of
-// a panic or of a lost leader election.
+// a panic, of a lost leader election, or (for a scheduler built with
+// -race) of a data race.
 func schedulerLogProblems(p *controlplane.Process) []string {
 	data, err := os.ReadFile(p.LogFile)
 	if err != nil {
@@ -36,7 +37,7 @@ func schedulerLogProblems(p *controlplane.Process) []string {
 	var out []string
 	for _, line := range strings.Split(string(data), "\n") {
 		l := strings.ToLower(line)
-		if strings.Contains(l, "panic") || strings.Contains(l, "leaderelection lost") {
+		if strings.Contains(l, "panic") || strings.Contains(l, "leaderelection lost") || strings.Contains(line, "DATA RACE") {
 			out = append(out, line)
 		}
 	}
