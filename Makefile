@@ -72,6 +72,10 @@ test-unit: build ## Unit tests, the shipped-config test and the --version check.
 	@$(BIN_DIR)/scheduler --version | tee /dev/stderr | grep -q '+windows-aware\.' \
 	  || { echo "scheduler --version does not carry the project version" >&2; exit 1; }
 
+.PHONY: test-race
+test-race: ## Unit tests of the packages under pkg/ with the race detector (needs a C compiler).
+	CGO_ENABLED=1 $(GO) test -race ./pkg/...
+
 .PHONY: test-fuzz
 test-fuzz: ## A short run of every fuzz target (FUZZTIME each).
 	$(foreach t,$(fuzz_selected),$(call fuzz_one,$(t),$(FUZZTIME))$(newline))

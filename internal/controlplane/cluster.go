@@ -112,8 +112,9 @@ type Cluster struct {
 	// Config and Client are the admin's.
 	Config *rest.Config
 	Client kubernetes.Interface
-	// APIServerURL is https://127.0.0.1:<port>.
-	APIServerURL string
+	// APIServerURL is https://127.0.0.1:<port>; EtcdURL is
+	// http://127.0.0.1:<port>.
+	APIServerURL, EtcdURL string
 	// SchedulerConfigFile is the configuration the schedulers run with.
 	SchedulerConfigFile string
 	// SchedulerKubeconfig is the kubeconfig of the system:kube-scheduler
@@ -130,7 +131,12 @@ type Cluster struct {
 	schedulers []*Process
 	seq        int
 	failed     bool
+	// ready waits until a component Restart may start again is healthy.
+	ready map[string]readyFunc
 }
+
+// readyFunc waits until process p of a component serves.
+type readyFunc func(ctx context.Context, p *Process) error
 
 func (c *Cluster) logf(format string, args ...any) {
 	if c.opts.Logf != nil {
@@ -166,7 +172,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 		opts.QPS, opts.Burst = 500, 1000
 	}
 
-	c := &Cluster{opts: opts, Binaries: bins}
+	c := &Cluster{opts: opts, Binaries: bins, ready: map[string]readyFunc{}}
 	if opts.Dir == "" {
 		if c.Dir, err = os.MkdirTemp("", "windows-aware-cluster-"); err != nil {
 			return nil, err
@@ -250,7 +256,7 @@ func (c *Cluster) startEtcd(ctx context.Context) (string, error) {
 	peerURL := fmt.Sprintf("http://127.0.0.1:%d", peerPort)
 	c.logf("starting etcd on %s", clientURL)
 	start := time.Now()
-	p, err := c.start("etcd", c.Binaries.Etcd, []string{
+	p, err := c.start(Etcd, c.Binaries.Etcd, []string{
 		"--name=etcd",
 		"--data-dir=" + filepath.Join(c.Dir, "etcd"),
 		"--listen-client-urls=" + clientURL,
@@ -265,10 +271,13 @@ func (c *Cluster) startEtcd(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	err = waitHealthy(ctx, p, 60*time.Second, http.DefaultClient, clientURL+"/health", func(body string) bool {
-		return strings.Contains(body, `"health":"true"`)
-	})
-	if err != nil {
+	c.EtcdURL = clientURL
+	c.ready[Etcd] = func(ctx context.Context, p *Process) error {
+		return waitHealthy(ctx, p, 60*time.Second, http.DefaultClient, clientURL+"/health", func(body string) bool {
+			return strings.Contains(body, `"health":"true"`)
+		})
+	}
+	if err := c.ready[Etcd](ctx, p); err != nil {
 		return "", err
 	}
 	c.logf("etcd ready in %s", since(start))
@@ -323,7 +332,7 @@ func (c *Cluster) startAPIServer(ctx context.Context, etcdURL string) error {
 	args = append(args, c.opts.APIServerArgs...)
 	c.logf("starting kube-apiserver on %s", c.APIServerURL)
 	start := time.Now()
-	p, err := c.start("kube-apiserver", c.Binaries.KubeAPIServer, args)
+	p, err := c.start(KubeAPIServer, c.Binaries.KubeAPIServer, args)
 	if err != nil {
 		return err
 	}
@@ -341,7 +350,10 @@ func (c *Cluster) startAPIServer(ctx context.Context, etcdURL string) error {
 	if err != nil {
 		return err
 	}
-	if err := waitHealthy(ctx, p, 3*time.Minute, httpClient, c.APIServerURL+"/readyz", nil); err != nil {
+	c.ready[KubeAPIServer] = func(ctx context.Context, p *Process) error {
+		return waitHealthy(ctx, p, 3*time.Minute, httpClient, c.APIServerURL+"/readyz", nil)
+	}
+	if err := c.ready[KubeAPIServer](ctx, p); err != nil {
 		return err
 	}
 	c.logf("kube-apiserver ready in %s", since(start))

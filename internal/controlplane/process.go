@@ -41,6 +41,7 @@ type Process struct {
 	cmd     *exec.Cmd
 	done    chan struct{}
 	waitErr error
+	pidName string
 	pidFile string
 }
 
@@ -76,7 +77,7 @@ func startProcess(name, pidName, path string, args []string, logDir, pidDir stri
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
-	p := &Process{Name: name, Path: path, Args: args, LogFile: logFile, cmd: cmd, done: make(chan struct{})}
+	p := &Process{Name: name, Path: path, Args: args, LogFile: logFile, cmd: cmd, done: make(chan struct{}), pidName: pidName}
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.done)
