@@ -41,6 +41,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/windows-aware/windows-aware/internal/fixture"
+
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -51,7 +53,7 @@ import (
 var kwokStages []byte
 
 // KwokAnnotation marks a node kwok manages (makes Ready and runs pods on).
-const KwokAnnotation = "kwok.x-k8s.io/node"
+const KwokAnnotation = fixture.KwokAnnotation
 
 // Options configures Start. The zero value runs etcd, kube-apiserver and
 // one scheduler in a temporary directory.

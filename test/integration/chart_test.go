@@ -48,6 +48,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/windows-aware/windows-aware/internal/controlplane"
+	"github.com/windows-aware/windows-aware/internal/fixture"
+	"github.com/windows-aware/windows-aware/internal/oracle"
 )
 
 const (
@@ -149,8 +151,8 @@ func TestChartInstallsAWorkingScheduler(t *testing.T) {
 
 	e.createNodes(
 		linuxNode("chart-linux"),
-		windowsNode("chart-win-2019", controlplane.Build2019, controlplane.OSTaint),
-		windowsNode("chart-win-2022", controlplane.Build2022, controlplane.OSTaint),
+		windowsNode("chart-win-2019", oracle.Build2019, fixture.WindowsTaint),
+		windowsNode("chart-win-2022", oracle.Build2022, fixture.WindowsTaint),
 	)
 
 	sched := e.runChartScheduler(ns, saKubeconfig, 1)

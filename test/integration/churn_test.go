@@ -28,7 +28,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/windows-aware/windows-aware/internal/controlplane"
+	"github.com/windows-aware/windows-aware/internal/fixture"
+	"github.com/windows-aware/windows-aware/internal/oracle"
 )
 
 const (
@@ -50,7 +51,7 @@ const (
 var (
 	kindHostProcess = podKind{"hostprocess", "mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image:v1.0.0", need{"windows", ""}}
 	// kindLTSC2016 needs a build no node of the test ever has.
-	kindLTSC2016 = podKind{"ltsc2016", "mcr.microsoft.com/windows/servercore:ltsc2016", need{"windows", controlplane.Build2016}}
+	kindLTSC2016 = podKind{"ltsc2016", "mcr.microsoft.com/windows/servercore:ltsc2016", need{"windows", oracle.Build2016}}
 )
 
 // TestChurn: while 2,000 windows-aware pods schedule, nodes are added,
@@ -164,13 +165,13 @@ func TestChurn(t *testing.T) {
 			c := podCondition(&p, v1.PodScheduled)
 			want := "node(s) had an incompatible Windows build"
 			if nd.build == "none" {
-				want = controlplane.Build2019 // the conflict names both builds
+				want = oracle.Build2019 // the conflict names both builds
 			}
 			switch {
 			case p.Spec.NodeName != "":
 				t.Errorf("pod %s, which no node runs, was bound to %s", p.Name, p.Spec.NodeName)
 			case c == nil || c.Reason != v1.PodReasonUnschedulable || !strings.Contains(c.Message, want) ||
-				(nd.build == "none" && !strings.Contains(c.Message, controlplane.Build2022)):
+				(nd.build == "none" && !strings.Contains(c.Message, oracle.Build2022)):
 				t.Errorf("pod %s waits without the reason (want %q): %+v", p.Name, want, c)
 			}
 			continue
@@ -244,11 +245,11 @@ type churner struct {
 	ops  map[string]int
 }
 
-var churnBuilds = []string{controlplane.Build2019, controlplane.Build2022, controlplane.Build2025}
+var churnBuilds = []string{oracle.Build2019, oracle.Build2022, oracle.Build2025}
 
 // osTaintSpellings are OS taints the shipped configuration tolerates.
 var osTaintSpellings = []v1.Taint{
-	controlplane.OSTaint,
+	fixture.WindowsTaint,
 	{Key: "os", Value: "Windows", Effect: v1.TaintEffectNoSchedule},
 	{Key: "node.kubernetes.io/os", Value: "windows", Effect: v1.TaintEffectNoSchedule},
 }

@@ -26,6 +26,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/windows-aware/windows-aware/internal/controlplane"
+	"github.com/windows-aware/windows-aware/internal/fixture"
+	"github.com/windows-aware/windows-aware/internal/oracle"
 )
 
 // podKind is one kind of windows-aware test pod: its image and what it
@@ -36,19 +38,19 @@ type podKind struct {
 }
 
 var (
-	kindLTSC2019 = podKind{"ltsc2019", "mcr.microsoft.com/dotnet/aspnet:8.0-nanoserver-1809", need{"windows", controlplane.Build2019}}
-	kindLTSC2022 = podKind{"ltsc2022", "mcr.microsoft.com/windows/nanoserver:ltsc2022", need{"windows", controlplane.Build2022}}
-	kindLTSC2025 = podKind{"ltsc2025", "mcr.microsoft.com/windows/servercore:ltsc2025", need{"windows", controlplane.Build2025}}
+	kindLTSC2019 = podKind{"ltsc2019", "mcr.microsoft.com/dotnet/aspnet:8.0-nanoserver-1809", need{"windows", oracle.Build2019}}
+	kindLTSC2022 = podKind{"ltsc2022", "mcr.microsoft.com/windows/nanoserver:ltsc2022", need{"windows", oracle.Build2022}}
+	kindLTSC2025 = podKind{"ltsc2025", "mcr.microsoft.com/windows/servercore:ltsc2025", need{"windows", oracle.Build2025}}
 	kindLinux    = podKind{"linux", "nginx:1.27", need{"linux", ""}}
 )
 
 // nodeFor returns a node that runs kind's pods, with room for pods pods.
 func nodeFor(name string, kind podKind, pods int) *v1.Node {
-	o := controlplane.NodeOptions{OS: kind.need.os, Build: kind.need.build, Pods: pods}
+	o := fixture.NodeOptions{OS: kind.need.os, Build: kind.need.build, Pods: pods}
 	if kind.need.os == "windows" {
-		o.Taints = []v1.Taint{controlplane.OSTaint}
+		o.Taints = []v1.Taint{fixture.WindowsTaint}
 	}
-	return controlplane.NewNode(name, o)
+	return fixture.Node(name, o)
 }
 
 const (

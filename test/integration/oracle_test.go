@@ -22,6 +22,8 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/windows-aware/windows-aware/internal/oracle"
 )
 
 // need is what a test pod needs of a node, as the test wrote the pod: an
@@ -92,7 +94,7 @@ func nodeRuns(n *v1.Node, nd need) (bool, string) {
 		if b == "" {
 			return false, fmt.Sprintf("no valid build (label %q, kernel %q)", n.Labels[v1.LabelWindowsBuild], n.Status.NodeInfo.KernelVersion)
 		}
-		if !runs(b, nd.build) {
+		if !oracle.Runs(b, nd.build) {
 			return false, "build " + b
 		}
 	}

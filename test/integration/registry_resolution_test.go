@@ -34,6 +34,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/windows-aware/windows-aware/internal/controlplane"
+	"github.com/windows-aware/windows-aware/internal/fixture"
+	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/internal/registryserver"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 )
@@ -76,9 +78,9 @@ func TestRegistryResolution(t *testing.T) {
 	r.startScheduler()
 	e.createNodes(
 		linuxNode("rr-linux"),
-		windowsNode("rr-2019", controlplane.Build2019, controlplane.OSTaint),
-		windowsNode("rr-2022", controlplane.Build2022, controlplane.OSTaint),
-		windowsNode("rr-2025", controlplane.Build2025, controlplane.OSTaint),
+		windowsNode("rr-2019", oracle.Build2019, fixture.WindowsTaint),
+		windowsNode("rr-2022", oracle.Build2022, fixture.WindowsTaint),
+		windowsNode("rr-2025", oracle.Build2025, fixture.WindowsTaint),
 	)
 
 	t.Run("single image built on 2019 lands on 2019 only", r.singleImage)
@@ -296,7 +298,7 @@ func (r *resolutionEnv) singleImage(t *testing.T) {
 	declared := r.schedule(ns, profileTagRules, "declared", 3, windowsOS, img)
 	// Scope Undeclared: the registry alone makes it a Windows pod.
 	undeclared := r.schedule(ns, profileTagRules, "undeclared", 2, nil, img)
-	r.landsOn(ns, append(declared, undeclared...), controlplane.Build2019)
+	r.landsOn(ns, append(declared, undeclared...), oracle.Build2019)
 }
 
 func (r *resolutionEnv) windowsList(t *testing.T) {
@@ -304,17 +306,17 @@ func (r *resolutionEnv) windowsList(t *testing.T) {
 	ns := r.namespace()
 	both := r.push(r.reg.Host, "contoso/frontend:2.0", index(win(registryserver.OSVersion2019), win(registryserver.OSVersion2022)))
 	r.landsOn(ns, r.schedule(ns, profileTagRules, "both", 3, windowsOS, both),
-		controlplane.Build2019, controlplane.Build2022, controlplane.Build2025)
+		oracle.Build2019, oracle.Build2022, oracle.Build2025)
 
 	// A list with no entry a 2022 or 2025 host runs waits while the 2019
 	// node is closed to it, and lands there once it is open again.
 	old := r.push(r.reg.Host, "contoso/legacy:3", index(win("10.0.14393.7428"), win(registryserver.OSVersion2019)))
 	exclude := v1.Taint{Key: "exclude", Value: "true", Effect: v1.TaintEffectNoSchedule}
-	r.patchTaints("rr-2019", []v1.Taint{controlplane.OSTaint, exclude})
+	r.patchTaints("rr-2019", []v1.Taint{fixture.WindowsTaint, exclude})
 	legacy := r.schedule(ns, profileTagRules, "legacy", 1, windowsOS, old)
 	t.Logf("with 2019 closed: %s", r.failedScheduling(ns, legacy[0], scheduleTimeout))
-	r.patchTaints("rr-2019", []v1.Taint{controlplane.OSTaint})
-	r.landsOn(ns, legacy, controlplane.Build2019)
+	r.patchTaints("rr-2019", []v1.Taint{fixture.WindowsTaint})
+	r.landsOn(ns, legacy, oracle.Build2019)
 }
 
 func (r *resolutionEnv) mixedList(t *testing.T) {
@@ -324,7 +326,7 @@ func (r *resolutionEnv) mixedList(t *testing.T) {
 	r.landsOn(ns, r.schedule(ns, profileTagRules, "agent", 2, nil, img), "")
 	// Declared Windows, the same list needs a build one of its entries runs.
 	r.landsOn(ns, r.schedule(ns, profileTagRules, "agent-win", 2, windowsOS, img),
-		controlplane.Build2019, controlplane.Build2022, controlplane.Build2025)
+		oracle.Build2019, oracle.Build2022, oracle.Build2025)
 }
 
 func (r *resolutionEnv) anyBuild(t *testing.T) {
@@ -333,7 +335,7 @@ func (r *resolutionEnv) anyBuild(t *testing.T) {
 	img := r.push(r.reg.Host, "contoso/rancher-agent:v2.9.0", index(lin("amd64"), win("")))
 	// One pod pinned to each build: a build requirement read into the
 	// image would contradict all but one of the selectors.
-	for _, b := range []string{controlplane.Build2019, controlplane.Build2022, controlplane.Build2025} {
+	for _, b := range []string{oracle.Build2019, oracle.Build2022, oracle.Build2025} {
 		pods := r.schedule(ns, profileTagRules, "pinned-"+strings.ReplaceAll(b, ".", "-"), 1, func(p *v1.Pod) {
 			windowsOS(p)
 			p.Spec.NodeSelector = map[string]string{v1.LabelWindowsBuild: b}
@@ -350,7 +352,7 @@ func (r *resolutionEnv) registryDown(t *testing.T) {
 
 	// TagRules: the tag names no build, so any Windows node will do.
 	fallback := r.schedule(ns, profileTagRules, "fallback", 1, windowsOS, img)
-	r.landsOn(ns, fallback, controlplane.Build2019, controlplane.Build2022, controlplane.Build2025)
+	r.landsOn(ns, fallback, oracle.Build2019, oracle.Build2022, oracle.Build2025)
 	msg := r.event(ns, fallback[0], "ImagePlatformsUnknown")
 	for _, want := range []string{img, "connection refused", "placing the pod by its image tags"} {
 		if !strings.Contains(msg, want) {
@@ -404,12 +406,12 @@ func (r *resolutionEnv) pullSecrets(t *testing.T) {
 		p.Spec.ImagePullSecrets = []v1.LocalObjectReference{{Name: "regcred"}}
 	}, img)
 	// A 2022 image runs on 2022 and 2025 hosts, never on 2019.
-	r.landsOn(ns, withSecret, controlplane.Build2022, controlplane.Build2025)
+	r.landsOn(ns, withSecret, oracle.Build2022, oracle.Build2025)
 
 	// Without the secret the registry says no: tag rules, and an Event
 	// that blames the registry's access control.
 	without := r.schedule(ns, profilePullSecrets, "without-secret", 1, windowsOS, anonymous)
-	r.landsOn(ns, without, controlplane.Build2019, controlplane.Build2022, controlplane.Build2025)
+	r.landsOn(ns, without, oracle.Build2019, oracle.Build2022, oracle.Build2025)
 	if msg := r.event(ns, without[0], "ImagePlatformsUnknown"); !strings.Contains(msg, "denied access") || !strings.Contains(msg, anonymous) {
 		t.Errorf("event %q does not say the registry denied access to %s", msg, anonymous)
 	}
@@ -447,7 +449,7 @@ func (r *resolutionEnv) heldPod(t *testing.T) {
 	if took > time.Second {
 		t.Errorf("held pod bound %v after its registry answered, want within 1s", took)
 	}
-	r.landsOn(ns, held, controlplane.Build2019)
+	r.landsOn(ns, held, oracle.Build2019)
 }
 
 func (r *resolutionEnv) slowRegistry(t *testing.T) {
@@ -458,7 +460,7 @@ func (r *resolutionEnv) slowRegistry(t *testing.T) {
 	for i := range 3 {
 		known = append(known, r.push(r.slow.Host, fmt.Sprintf("contoso/known-%d:1", i), single(win(registryserver.OSVersion2022))))
 	}
-	r.landsOn(ns, r.schedule(ns, profileTagRules, "warm", 1, windowsOS, known...), controlplane.Build2022, controlplane.Build2025)
+	r.landsOn(ns, r.schedule(ns, profileTagRules, "warm", 1, windowsOS, known...), oracle.Build2022, oracle.Build2025)
 
 	// ...then every request takes 500 ms.
 	r.slow.Set(registryserver.Fault{Latency: 500 * time.Millisecond})
@@ -473,7 +475,7 @@ func (r *resolutionEnv) slowRegistry(t *testing.T) {
 		knownPods = append(knownPods, r.schedule(ns, profileTagRules, fmt.Sprintf("known-%d", i), 3, windowsOS, img)...)
 	}
 	start := time.Now()
-	r.landsOn(ns, knownPods, controlplane.Build2022, controlplane.Build2025)
+	r.landsOn(ns, knownPods, oracle.Build2022, oracle.Build2025)
 	knownTook := time.Since(start)
 	waiting := 0
 	for _, name := range fresh {
@@ -486,5 +488,5 @@ func (r *resolutionEnv) slowRegistry(t *testing.T) {
 	if waiting == 0 {
 		t.Errorf("every pod on a new image was bound before the pods on known images: the registry's latency did not show")
 	}
-	r.landsOn(ns, fresh, controlplane.Build2019)
+	r.landsOn(ns, fresh, oracle.Build2019)
 }

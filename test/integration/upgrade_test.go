@@ -27,7 +27,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/windows-aware/windows-aware/internal/controlplane"
+	"github.com/windows-aware/windows-aware/internal/fixture"
+	"github.com/windows-aware/windows-aware/internal/oracle"
 )
 
 const (
@@ -36,7 +37,7 @@ const (
 	upgradeWaiting2022 = 200
 	upgradeWaiting2025 = 10
 	// upgradedKernel is the kernel a node reports after its upgrade.
-	upgradedKernel = controlplane.Build2022 + ".2340"
+	upgradedKernel = oracle.Build2022 + ".2340"
 )
 
 // TestWindowsNodesUpgradedInPlace: four Windows Server 2019 nodes hold
@@ -77,9 +78,9 @@ func TestWindowsNodesUpgradedInPlace(t *testing.T) {
 	for i := range upgradeNodes {
 		name := fmt.Sprintf("upgrade-%d", i)
 		names = append(names, name)
-		e.createNodes(controlplane.NewNode(name, controlplane.NodeOptions{
-			OS: "windows", Build: controlplane.Build2019, KernelVersion: controlplane.Build2019 + ".5820",
-			Taints: []v1.Taint{controlplane.OSTaint},
+		e.createNodes(fixture.Node(name, fixture.NodeOptions{
+			OS: "windows", Build: oracle.Build2019, KernelVersion: oracle.Build2019 + ".5820",
+			Taints: []v1.Taint{fixture.WindowsTaint},
 		}))
 	}
 	needs := map[string]need{}
@@ -125,7 +126,7 @@ func TestWindowsNodesUpgradedInPlace(t *testing.T) {
 	upgraded := time.Now()
 	for i, name := range names {
 		label := func() error {
-			return e.updateNode(name, false, func(n *v1.Node) { n.Labels[v1.LabelWindowsBuild] = controlplane.Build2022 })
+			return e.updateNode(name, false, func(n *v1.Node) { n.Labels[v1.LabelWindowsBuild] = oracle.Build2022 })
 		}
 		kernel := func() error {
 			return e.updateNode(name, true, func(n *v1.Node) {
@@ -165,7 +166,7 @@ func TestWindowsNodesUpgradedInPlace(t *testing.T) {
 					p.Name, p.UID, p.Spec.NodeName, p.ResourceVersion, b.uid, b.node, b.rv)
 			}
 		}
-		if nd.build == controlplane.Build2025 {
+		if nd.build == oracle.Build2025 {
 			c := podCondition(&p, v1.PodScheduled)
 			switch {
 			case p.Spec.NodeName != "":
@@ -186,7 +187,7 @@ func TestWindowsNodesUpgradedInPlace(t *testing.T) {
 		if count[p.Name] > 1 || (len(eventNodes[p.Name]) > 0 && eventNodes[p.Name][0] != p.Spec.NodeName) {
 			t.Errorf("pod %s on %s: %d Scheduled events naming %v", p.Name, p.Spec.NodeName, count[p.Name], eventNodes[p.Name])
 		}
-		if nd.build == controlplane.Build2022 {
+		if nd.build == oracle.Build2022 {
 			perNode[p.Spec.NodeName]++
 		}
 	}
