@@ -24,8 +24,10 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/client-go/informers"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	toolscache "k8s.io/client-go/tools/cache"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -44,29 +46,42 @@ import (
 )
 
 // profileFrameworks builds the whole profiles of the shipped configuration,
-// every default plugin included, over a snapshot of nodes: what the
-// scheduler binary runs.
-func profileFrameworks(ctx context.Context, path string, snapshot *cache.Snapshot) (map[string]framework.Framework, error) {
+// every default plugin included, over a snapshot of nodes served by a node
+// informer, as the scheduler binary runs them: the snapshot holds the
+// informer's objects, which WindowsAware classifies once.
+func profileFrameworks(ctx context.Context, path string, nodes []*v1.Node) (map[string]framework.Framework, *cache.Snapshot, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	obj, _, err := kubeschedulerscheme.Codecs.UniversalDecoder().Decode(data, nil, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cfg := obj.(*schedulerapi.KubeSchedulerConfiguration)
+	var wa []*windowsaware.WindowsAware
 	registry := plugins.NewInTreeRegistry()
 	if err := registry.Merge(frameworkruntime.Registry{
-		windowsaware.Name:                  windowsaware.New,
+		windowsaware.Name: func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+			p, err := windowsaware.New(ctx, obj, h)
+			if pl, ok := p.(*windowsaware.WindowsAware); ok {
+				wa = append(wa, pl)
+			}
+			return p, err
+		},
 		windowsaware.OSTaintTolerationName: windowsaware.NewOSTaintToleration,
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	// The shared managers the scheduler gives its plugins (pkg/scheduler
-	// New), over an empty fake clientset: no claims, slices or CSI nodes.
+	// The nodes through an informer, and the shared managers the scheduler
+	// gives its plugins (pkg/scheduler New) over the same fake clientset:
+	// no claims, slices or CSI nodes.
+	informerFactory, informed, err := informedNodes(ctx, nodes)
+	if err != nil {
+		return nil, nil, err
+	}
+	snapshot := cache.NewSnapshot(nil, informed)
 	client := fake.NewClientset()
-	informerFactory := informers.NewSharedInformerFactory(client, 0)
 	logger := klog.FromContext(ctx)
 	claimCache := assumecache.NewAssumeCache(logger, informerFactory.Resource().V1().ResourceClaims().Informer(), "ResourceClaim", "", nil)
 	tracker, err := resourceslicetracker.StartTracker(ctx, resourceslicetracker.Options{
@@ -74,7 +89,7 @@ func profileFrameworks(ctx context.Context, path string, snapshot *cache.Snapsho
 		KubeClient:    client,
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	draManager := dynamicresources.NewDRAManager(ctx, claimCache, tracker, informerFactory)
 	csiManager := nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())
@@ -90,13 +105,18 @@ func profileFrameworks(ctx context.Context, path string, snapshot *cache.Snapsho
 			frameworkruntime.WithParallelism(1),
 		)
 		if err != nil {
-			return nil, fmt.Errorf("profile %s: %w", p.SchedulerName, err)
+			return nil, nil, fmt.Errorf("profile %s: %w", p.SchedulerName, err)
 		}
 		out[p.SchedulerName] = fw
 	}
 	informerFactory.Start(ctx.Done())
 	informerFactory.WaitForCacheSync(ctx.Done())
-	return out, nil
+	for _, pl := range wa {
+		if !toolscache.WaitForCacheSync(ctx.Done(), pl.HasSynced) {
+			return nil, nil, fmt.Errorf("the node class table never synced")
+		}
+	}
+	return out, snapshot, nil
 }
 
 // TestProfileFilterOrder prints the order in which each profile of the
@@ -110,7 +130,7 @@ func profileFrameworks(ctx context.Context, path string, snapshot *cache.Snapsho
 func TestProfileFilterOrder(t *testing.T) {
 	ctx, cancel := context.WithCancel(quietContext(context.Background()))
 	defer cancel()
-	fws, err := profileFrameworks(ctx, *shippedConfig, cache.NewSnapshot(nil, synthetic.Nodes(10)))
+	fws, _, err := profileFrameworks(ctx, *shippedConfig, synthetic.Nodes(10))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,13 +225,11 @@ func BenchmarkProfileSweep(b *testing.B) {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
 			ctx, cancel := context.WithCancel(quietContext(context.Background()))
 			defer cancel()
-			nodes := synthetic.Nodes(n)
-			snapshot := cache.NewSnapshot(nil, nodes)
-			infos, err := snapshot.NodeInfos().List()
+			shipped, snapshot, err := profileFrameworks(ctx, *shippedConfig, synthetic.Nodes(n))
 			if err != nil {
 				b.Fatal(err)
 			}
-			shipped, err := profileFrameworks(ctx, *shippedConfig, snapshot)
+			infos, err := snapshot.NodeInfos().List()
 			if err != nil {
 				b.Fatal(err)
 			}
