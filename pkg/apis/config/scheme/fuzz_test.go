@@ -22,7 +22,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -102,11 +101,15 @@ func meaning(args *config.WindowsAwareArgs) *config.WindowsAwareArgs {
 // TestDecodeArgs: the harness of FuzzDecodeWindowsAwareArgs reads args as
 // the scheduler does, defaults and strictness included.
 func TestDecodeArgs(t *testing.T) {
+	// The defaults as the scheme gives them to args left out entirely.
 	defaults := func() *config.WindowsAwareArgs {
-		return &config.WindowsAwareArgs{
-			DefaultOS: config.OSLinux, CompatibilityMode: "containerd",
-			OSTaints: config.OSTaints{Tolerate: true, Keys: []string{"os", "node.kubernetes.io/os"}, Effects: []v1.TaintEffect{v1.TaintEffectNoSchedule}},
+		versioned := &configv1.WindowsAwareArgs{}
+		Scheme.Default(versioned)
+		internal := &config.WindowsAwareArgs{}
+		if err := Scheme.Convert(versioned, internal, nil); err != nil {
+			t.Fatal(err)
 		}
+		return internal
 	}
 	tests := []struct {
 		name    string
