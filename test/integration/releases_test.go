@@ -160,12 +160,21 @@ func (e *env) patchTaints(node string, taints []v1.Taint) {
 		n.Spec.Taints = taints
 		_, err := e.client.CoreV1().Nodes().Update(e.ctx, n, metav1.UpdateOptions{})
 		if err == nil {
+			// A scheduler decides from its informer's view: a pod created
+			// the instant after the update may still be placed by the old
+			// taints, in a real cluster as here. Give the schedulers' node
+			// informers time to see it, generously on a loaded machine.
+			time.Sleep(taintSettle)
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	e.t.Fatalf("could not update the taints of %s", node)
 }
+
+// taintSettle is how long a test waits for the schedulers to see a taint
+// change before it creates the pods the change is meant to affect.
+const taintSettle = 2 * time.Second
 
 func (e *env) patchLabel(node, key, value string) {
 	e.t.Helper()
