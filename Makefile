@@ -41,7 +41,8 @@ FUZZ_TARGETS := ./pkg/windows:FuzzImageOf ./pkg/windows:FuzzParseKernelVersion \
                 ./pkg/windows:FuzzParseOSVersion \
                 ./pkg/apis/config/scheme:FuzzDecodeWindowsAwareArgs \
                 ./pkg/imageinspect:FuzzParseRef ./pkg/imageinspect:FuzzKindOf \
-                ./pkg/imageinspect:FuzzParseRetryAfter ./internal/manifest:FuzzDecode
+                ./pkg/imageinspect:FuzzParseRetryAfter ./internal/manifest:FuzzDecode \
+                ./pkg/plugins/windowsaware:FuzzDecide
 FUZZ         ?=
 fuzz_selected = $(if $(FUZZ),$(filter $(addprefix %:,$(FUZZ)),$(FUZZ_TARGETS)),$(FUZZ_TARGETS))
 
