@@ -66,6 +66,7 @@ func New(_ context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error
 	if err != nil {
 		return nil, err
 	}
+	Register()
 	if h != nil && h.SharedInformerFactory() != nil {
 		// The scheduler's own node informer: its objects are the ones the
 		// snapshot holds, which the class table is keyed by.
