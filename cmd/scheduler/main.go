@@ -41,5 +41,8 @@ func plugins() []app.Option {
 }
 
 func main() {
-	os.Exit(cli.Run(app.NewSchedulerCommand(plugins()...)))
+	cmd := app.NewSchedulerCommand(plugins()...)
+	cmd.Long += "\n\nSubcommands:\n  explain   tell what the windows-aware profile decides about pod templates (scheduler explain --help)"
+	cmd.AddCommand(newExplainCommand(os.Exit))
+	os.Exit(cli.Run(cmd))
 }
