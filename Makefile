@@ -51,6 +51,7 @@ test-unit: build ## Unit tests, the shipped-config test and the --version check.
 test-fuzz: ## A short run of every fuzz target.
 	$(GO) test ./pkg/windows -run '^$$' -fuzz '^FuzzImageOf$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./pkg/windows -run '^$$' -fuzz '^FuzzParseKernelVersion$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./pkg/explain -run '^$$' -fuzz '^FuzzReadManifests$$' -fuzztime $(FUZZTIME)
 
 .PHONY: tools
 tools: ## Build etcd, kube-apiserver, kube-controller-manager, kwok and kubectl into bin/tools.

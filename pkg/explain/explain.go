@@ -133,7 +133,7 @@ func osFrom(d *windowsaware.Decision, pod *v1.Pod, rc *nodev1.RuntimeClass) stri
 			}
 		}
 	case windowsaware.SourceHostProcess:
-		return "hostProcess: true"
+		return "securityContext.windowsOptions.hostProcess"
 	case windowsaware.SourceSelector:
 		from := "the pod's required node selector or affinity on " + v1.LabelOSStable
 		if rc != nil && rc.Scheduling != nil {

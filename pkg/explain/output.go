@@ -131,7 +131,11 @@ func writeTemplate(w io.Writer, t *TemplateReport, r *Report, releases []windows
 				build = fmt.Sprintf("%q (malformed build label)", g.Build)
 			}
 			platform := strings.Join(slices.DeleteFunc([]string{g.OS, build, g.Arch}, func(s string) bool { return s == "" }), " ")
-			fmt.Fprintf(tw, "  %-10s %s\t%d/%d fit\t%s\n", "", platform, g.Fit, g.Nodes, reasons(g.Reasons))
+			line := fmt.Sprintf("  %-10s %s\t%d/%d fit", "", platform, g.Fit, g.Nodes)
+			if len(g.Reasons) > 0 {
+				line += "\t" + reasons(g.Reasons)
+			}
+			fmt.Fprintln(tw, line)
 		}
 		tw.Flush()
 	}
