@@ -22,6 +22,7 @@ package main
 import (
 	"os"
 
+	"github.com/spf13/cobra"
 	"k8s.io/component-base/cli"
 	_ "k8s.io/component-base/logs/json/register" // for --logging-format=json
 	_ "k8s.io/component-base/metrics/prometheus/clientgo"
@@ -40,6 +41,15 @@ func plugins() []app.Option {
 	}
 }
 
+// newRootCommand is kube-scheduler's command with the plugins, and the
+// explain subcommand beside it.
+func newRootCommand() *cobra.Command {
+	cmd := app.NewSchedulerCommand(plugins()...)
+	cmd.Long += "\n\nSubcommands:\n  explain   tell what the windows-aware profile decides about pod templates (scheduler explain --help)"
+	cmd.AddCommand(newExplainCommand(os.Exit))
+	return cmd
+}
+
 func main() {
-	os.Exit(cli.Run(app.NewSchedulerCommand(plugins()...)))
+	os.Exit(cli.Run(newRootCommand()))
 }

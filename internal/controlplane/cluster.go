@@ -487,6 +487,10 @@ func (c *Cluster) StartScheduler(ctx context.Context) (*Process, error) {
 	c.mu.Unlock()
 	args := append([]string{
 		"--config=" + c.SchedulerConfigFile,
+		// Delegated authentication and authorization, as kubeadm runs
+		// the scheduler: its /metrics serves the admin client.
+		"--authentication-kubeconfig=" + c.SchedulerKubeconfig,
+		"--authorization-kubeconfig=" + c.SchedulerKubeconfig,
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),
 	}, c.opts.SchedulerArgs...)

@@ -60,6 +60,7 @@ func (r *requirements) Clone() fwk.StateData { return r }
 // (see narrow).
 func (pl *WindowsAware) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	r, err := pl.requirementsOf(pod)
+	recordDecision(r, err)
 	if err != nil {
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}
@@ -70,6 +71,7 @@ func (pl *WindowsAware) PreFilter(_ context.Context, state fwk.CycleState, pod *
 	names := pl.narrow(r, pod, nodes)
 	state.Write(preFilterStateKey, r)
 	if names != nil {
+		recordNarrowing(len(names))
 		return &fwk.PreFilterResult{NodeNames: names}, nil
 	}
 	return nil, nil

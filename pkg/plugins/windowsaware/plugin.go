@@ -69,6 +69,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	if err != nil {
 		return nil, err
 	}
+	Register()
 	if pl.resolution, err = newResolution(ctx, &pl.args.ImageResolution, h); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,28 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package explain tells what the windows-aware profile decides about pod
+// templates before they are deployed: the OS and Windows builds each needs,
+// where each came from, the conflicts the scheduler would reject it with,
+// and, given a cluster's nodes, how many nodes of each OS and build fit and
+// why the others do not.
+//
+// It reads manifests (manifests.go) or live objects (live.go), takes the
+// pod template of every workload kind (templates.go), merges RuntimeClasses
+// as their admission plugin does (runtimeclass.go), and asks the
+// WindowsAware plugin itself for the decision and for each node's verdict
+// (explain.go, nodes.go): the decision is the plugin's, never a copy.
+package explain

@@ -1,0 +1,226 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package explain
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+	"github.com/windows-aware/windows-aware/pkg/windows"
+)
+
+// RuntimeClassLookup finds a RuntimeClass by name; nil and no error when
+// there is none to be found.
+type RuntimeClassLookup func(ctx context.Context, name string) (*nodev1.RuntimeClass, error)
+
+// Explainer asks the WindowsAware plugin of one profile about pod
+// templates.
+type Explainer struct {
+	Plugin *windowsaware.WindowsAware
+	// Profile is the profile's schedulerName.
+	Profile string
+	// Releases are the Windows releases the profile knows (the built-in
+	// ones and the args' extraReleases): the host builds a template is
+	// tried on, and the names they are shown with.
+	Releases []windows.Release
+	// RuntimeClass finds the RuntimeClasses templates name; nil finds none.
+	RuntimeClass RuntimeClassLookup
+	// Nodes are the cluster's nodes; nil when no cluster was given.
+	Nodes []*v1.Node
+}
+
+// Explain reports on every template.
+func (e *Explainer) Explain(ctx context.Context, templates []Template) (*Report, error) {
+	report := &Report{Profile: e.Profile, Templates: []TemplateReport{}, Nodes: len(e.Nodes)}
+	groups := groupNodes(e.Nodes)
+	for _, t := range templates {
+		tr, err := e.explain(ctx, t, groups)
+		if err != nil {
+			return nil, err
+		}
+		if tr.Conflict != nil {
+			report.Conflicts++
+		}
+		report.Templates = append(report.Templates, tr)
+	}
+	return report, nil
+}
+
+func (e *Explainer) explain(ctx context.Context, t Template, groups []nodeGroup) (TemplateReport, error) {
+	pod := t.Pod.DeepCopy()
+	tr := TemplateReport{Source: t.Source, Kind: t.Kind, Namespace: t.Namespace, Name: t.Name, SchedulerName: pod.Spec.SchedulerName}
+	if tr.SchedulerName == "" {
+		tr.SchedulerName = v1.DefaultSchedulerName // as the API server defaults it
+	}
+	tr.PlacedByProfile = tr.SchedulerName == e.Profile
+
+	var rc *nodev1.RuntimeClass
+	if name := pod.Spec.RuntimeClassName; name != nil && *name != "" {
+		var err error
+		if e.RuntimeClass != nil {
+			if rc, err = e.RuntimeClass(ctx, *name); err != nil {
+				return tr, fmt.Errorf("%s %s: RuntimeClass %q: %w", t.Kind, t.Name, *name, err)
+			}
+		}
+		tr.RuntimeClass = &RuntimeClassReport{Name: *name, Found: rc != nil}
+		if rc != nil && rc.Scheduling != nil {
+			tr.RuntimeClass.NodeSelector = rc.Scheduling.NodeSelector
+		}
+		if rc != nil && !t.Admitted {
+			if err := mergeRuntimeClass(pod, rc); err != nil {
+				tr.Conflict = &ConflictReport{Kind: ConflictKindRuntimeClass, Message: err.Error(), RejectedBy: RejectedByAdmission}
+				return tr, nil
+			}
+		}
+	}
+
+	d := e.Plugin.Decide(pod)
+	if d.Conflict != "" {
+		tr.Conflict = &ConflictReport{Kind: string(d.ConflictKind()), Message: d.Conflict, RejectedBy: RejectedByScheduler}
+		tr.HostProcess = d.HostProcess
+		tr.Nodes = e.judgeNodes(&d, pod, groups)
+		return tr, nil
+	}
+	tr.OS, tr.OSSource, tr.HostProcess = d.OS, string(d.OSSource), d.HostProcess
+	tr.OSFrom = osFrom(&d, pod, rc)
+	for _, img := range d.Images {
+		tr.Images = append(tr.Images, imageReport(img))
+	}
+	if d.OS == windows.OSWindows {
+		tr.HostBuilds, tr.AnyBuild = e.hostBuilds(&d)
+	}
+	if !d.Target.IsZero() {
+		tr.PreferredBuild = d.Target.Build.String()
+	}
+	tr.Nodes = e.judgeNodes(&d, pod, groups)
+	return tr, nil
+}
+
+// osFrom says in words where the decision's OS came from.
+func osFrom(d *windowsaware.Decision, pod *v1.Pod, rc *nodev1.RuntimeClass) string {
+	switch d.OSSource {
+	case windowsaware.SourceSpec:
+		return ".spec.os.name"
+	case windowsaware.SourceTag, windowsaware.SourceRegistry:
+		for _, img := range d.Images {
+			if img.Windows && img.Source == d.OSSource {
+				if d.OSSource == windowsaware.SourceTag {
+					return "the name of image " + img.Image
+				}
+				return "the platforms the registry lists for image " + img.Image
+			}
+		}
+	case windowsaware.SourceHostProcess:
+		return "securityContext.windowsOptions.hostProcess"
+	case windowsaware.SourceSelector:
+		from := "the pod's required node selector or affinity on " + v1.LabelOSStable
+		if rc != nil && rc.Scheduling != nil {
+			if _, ok := rc.Scheduling.NodeSelector[v1.LabelOSStable]; ok {
+				from += fmt.Sprintf(" (set by RuntimeClass %s)", rc.Name)
+			}
+		}
+		return from
+	case windowsaware.SourceDefault:
+		return "defaultOS of the WindowsAware args"
+	}
+	return string(d.OSSource)
+}
+
+func imageReport(img windowsaware.ImageDecision) ImageReport {
+	r := ImageReport{Image: img.Image, Windows: img.Windows, Source: string(img.Source)}
+	for _, p := range img.Platforms {
+		pr := PlatformReport{OS: p.OS, Arch: p.Arch}
+		if !p.Version.IsZero() {
+			pr.OSVersion = p.Version.Build.String()
+			if p.Version.HasRevision {
+				pr.OSVersion += fmt.Sprintf(".%d", p.Version.Revision)
+			}
+			if strings.EqualFold(p.OS, windows.OSWindows) && !slices.Contains(r.Builds, p.Version.Build.String()) {
+				r.Builds = append(r.Builds, p.Version.Build.String())
+			}
+		}
+		r.Platforms = append(r.Platforms, pr)
+	}
+	return r
+}
+
+// hostBuilds tries the decision on a Windows host of every release the
+// profile knows, with the plugin's own fit rule.
+func (e *Explainer) hostBuilds(d *windowsaware.Decision) (builds []string, anyBuild bool) {
+	all := releaseBuilds(e.Releases)
+	for _, b := range all {
+		node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "probe-" + b, Labels: map[string]string{
+			v1.LabelOSStable:               windows.OSWindows,
+			windowsaware.LabelWindowsBuild: b,
+		}}}
+		if fits, _ := e.Plugin.FitNode(d, node); fits {
+			builds = append(builds, b)
+		}
+	}
+	if len(builds) == len(all) {
+		return nil, true
+	}
+	return builds, false
+}
+
+// releaseBuilds lists the builds of the releases, oldest first.
+func releaseBuilds(releases []windows.Release) []string {
+	seen := map[windows.Build]bool{}
+	for _, r := range releases {
+		seen[r.Build] = true
+	}
+	builds := slices.SortedFunc(maps.Keys(seen), func(a, b windows.Build) int {
+		if a.Major != b.Major {
+			return int(a.Major) - int(b.Major)
+		}
+		if a.Minor != b.Minor {
+			return int(a.Minor) - int(b.Minor)
+		}
+		return int(a.Number) - int(b.Number)
+	})
+	out := make([]string, len(builds))
+	for i, b := range builds {
+		out[i] = b.String()
+	}
+	return out
+}
+
+// ReleaseName names a build by the release token that stands for it
+// (ltsc2019 for 10.0.17763), preferring an LTSC token; "" when none does.
+func ReleaseName(releases []windows.Release, build string) string {
+	name := ""
+	for _, r := range releases {
+		if r.Build.String() != build {
+			continue
+		}
+		if strings.HasPrefix(strings.ToLower(r.Token), "ltsc") {
+			return r.Token
+		}
+		if name == "" {
+			name = r.Token
+		}
+	}
+	return name
+}

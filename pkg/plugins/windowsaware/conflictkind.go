@@ -1,0 +1,90 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package windowsaware
+
+import "strings"
+
+// ConflictKind names the way a pod contradicts itself, for metrics and for
+// tools that lint manifests: a small fixed set, unlike the messages, which
+// name images and builds.
+type ConflictKind string
+
+const (
+	// ConflictOSVsImage: .spec.os.name linux with a Windows image.
+	ConflictOSVsImage ConflictKind = "os_vs_image"
+	// ConflictBuildsNoHost: images that need builds no single host runs.
+	ConflictBuildsNoHost ConflictKind = "builds_no_host"
+	// ConflictTagTwoBuilds: one tag names two builds (1809-ltsc2022).
+	ConflictTagTwoBuilds ConflictKind = "tag_two_builds"
+	// ConflictSelectorOS: a selector pins kubernetes.io/os to another OS.
+	ConflictSelectorOS ConflictKind = "selector_os"
+	// ConflictSelectorBuild: a selector pins node.kubernetes.io/windows-build
+	// to builds that cannot run the images.
+	ConflictSelectorBuild ConflictKind = "selector_build"
+	// ConflictOther: a conflict of none of the kinds above.
+	ConflictOther ConflictKind = "other"
+)
+
+// ConflictKinds lists every kind.
+var ConflictKinds = []ConflictKind{
+	ConflictOSVsImage, ConflictBuildsNoHost, ConflictTagTwoBuilds,
+	ConflictSelectorOS, ConflictSelectorBuild, ConflictOther,
+}
+
+// conflictMarkers tell the kinds apart by the fixed words of the messages
+// requirementsOf and the selector checks write. TestConflictKinds holds
+// each message to its kind, so a reworded message fails there rather than
+// falling silently into ConflictOther.
+var conflictMarkers = []struct {
+	kind   ConflictKind
+	prefix bool // the marker starts the message, rather than occurring in it
+	marker string
+}{
+	{ConflictOSVsImage, true, "pod sets .spec.os.name linux but image "},
+	{ConflictBuildsNoHost, true, "the pod's images need Windows builds that no single host runs"},
+	{ConflictSelectorOS, true, "the pod needs a "},
+	{ConflictSelectorBuild, false, " requires " + LabelWindowsBuild + " in "},
+	{ConflictTagTwoBuilds, false, ": tag names two Windows builds, "},
+}
+
+// conflictKindOf classifies a conflict message.
+func conflictKindOf(msg string) ConflictKind {
+	for _, m := range conflictMarkers {
+		if (m.prefix && strings.HasPrefix(msg, m.marker)) || (!m.prefix && strings.Contains(msg, m.marker)) {
+			return m.kind
+		}
+	}
+	return ConflictOther
+}
+
+// conflictKindOfError classifies an error of requirementsOf, which is a
+// *conflictError itself (a type assertion: errors.As would allocate on the
+// scheduling path).
+func conflictKindOfError(err error) ConflictKind {
+	if conflict, ok := err.(*conflictError); ok {
+		return conflictKindOf(conflict.msg)
+	}
+	return ConflictOther
+}
+
+// ConflictKind classifies the decision's conflict; "" when there is none.
+func (d *Decision) ConflictKind() ConflictKind {
+	if d.Conflict == "" {
+		return ""
+	}
+	return conflictKindOf(d.Conflict)
+}

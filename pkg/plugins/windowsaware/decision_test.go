@@ -1,0 +1,123 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package windowsaware
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+)
+
+func withNodeSelector(p *v1.Pod, kv ...string) *v1.Pod {
+	p.Spec.NodeSelector = map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		p.Spec.NodeSelector[kv[i]] = kv[i+1]
+	}
+	return p
+}
+
+// TestDecideConflictKinds holds every conflict message to its kind, so
+// that a reworded message fails here instead of counting as "other".
+func TestDecideConflictKinds(t *testing.T) {
+	pl, _ := newWindowsAware(defaultArgs())
+	tests := []struct {
+		name string
+		pod  *v1.Pod
+		want ConflictKind
+	}{
+		{name: "no conflict", pod: pod(img2019).Obj(), want: ""},
+		{name: "linux .spec.os.name, windows image", pod: withOS(pod(img2019), v1.Linux), want: ConflictOSVsImage},
+		{name: "ltsc2019 with ltsc2022", pod: pod(img2019, img2022).Obj(), want: ConflictBuildsNoHost},
+		{name: "one tag, two builds", pod: pod("mcr.microsoft.com/windows/servercore:1809-ltsc2022").Obj(), want: ConflictTagTwoBuilds},
+		{name: "windows image, linux selector", pod: withNodeSelector(pod(img2019).Obj(), v1.LabelOSStable, "linux"), want: ConflictSelectorOS},
+		{name: "ltsc2022 image, 2019 build selector", pod: withNodeSelector(pod(img2022).Obj(), LabelWindowsBuild, "10.0.17763"), want: ConflictSelectorBuild},
+		{name: "ltsc2022 image under a 2019 RuntimeClass", pod: func() *v1.Pod {
+			p := withNodeSelector(pod(img2022).Obj(), LabelWindowsBuild, "10.0.17763")
+			p.Spec.RuntimeClassName = ptr.To("windows-2019")
+			return p
+		}(), want: ConflictSelectorBuild},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := pl.Decide(tt.pod)
+			if got := d.ConflictKind(); got != tt.want {
+				t.Errorf("ConflictKind() = %q, want %q (conflict %q)", got, tt.want, d.Conflict)
+			}
+			if fits, reason := pl.FitNode(&d, windowsNode("w", "10.0.17763", "")); tt.want != "" && (fits || reason != d.Conflict) {
+				t.Errorf("FitNode = %v, %q; a conflicting pod fits no node, with its conflict as the reason", fits, reason)
+			}
+		})
+	}
+}
+
+func TestPlatformOf(t *testing.T) {
+	arm := linuxNode("arm")
+	arm.Labels[v1.LabelArchStable] = "arm64"
+	tests := []struct {
+		name string
+		node *v1.Node
+		want NodePlatform
+	}{
+		{"linux", arm, NodePlatform{OS: "linux", Arch: "arm64"}},
+		{"build label", windowsNode("w", "10.0.20348", "10.0.20348.2227"), NodePlatform{OS: "windows", Build: "10.0.20348"}},
+		{"kernel version only", windowsNode("w", "", "10.0.17763.437"), NodePlatform{OS: "windows", Build: "10.0.17763"}},
+		{"nothing reported", windowsNode("w", "", ""), NodePlatform{OS: "windows"}},
+		{"malformed label", windowsNode("w", "banana", "10.0.17763.437"), NodePlatform{OS: "windows", Build: "banana", MalformedBuild: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, PlatformOf(tt.node)); diff != "" {
+				t.Errorf("PlatformOf (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTaintsRepel(t *testing.T) {
+	pl, _ := newWindowsAware(defaultArgs())
+	gpu := v1.Taint{Key: "gpu", Value: "true", Effect: v1.TaintEffectNoSchedule}
+	tolerateGPU := func(p *v1.Pod) *v1.Pod {
+		p.Spec.Tolerations = []v1.Toleration{{Key: "gpu", Operator: v1.TolerationOpExists}}
+		return p
+	}
+	tests := []struct {
+		name string
+		pod  *v1.Pod
+		node *v1.Node
+		want bool
+	}{
+		{"windows pod tolerates its OS taint", pod(img2019).Obj(), windowsNode("w", "10.0.17763", ""), false},
+		{"linux pod does not", pod(imgLinux).Obj(), windowsNode("w", "10.0.17763", ""), true},
+		{"other taints apply", pod(img2019).Obj(), windowsNode("w", "10.0.17763", "", osTaint, gpu), true},
+		{"unless tolerated", tolerateGPU(pod(img2019).Obj()), windowsNode("w", "10.0.17763", "", osTaint, gpu), false},
+		{"untainted node", pod(imgLinux).Obj(), linuxNode("l"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := pl.Decide(tt.pod)
+			repels, reason := pl.TaintsRepel(&d, tt.pod, tt.node)
+			if repels != tt.want {
+				t.Fatalf("TaintsRepel = %v, want %v", repels, tt.want)
+			}
+			if repels && reason != ErrReasonUntoleratedTaint {
+				t.Errorf("reason %q, want %q", reason, ErrReasonUntoleratedTaint)
+			}
+		})
+	}
+}
