@@ -18,7 +18,7 @@
 #
 # The Kubernetes version stays first (the scheduler derives its feature-gate
 # emulation version from it) and this project's version follows as build
-# metadata: v1.37.1+windows-aware.v0.1.0.
+# metadata: v1.37.2+windows-aware.v0.1.0.
 #
 # Environment: VERSION (default: the VERSION file), GIT_COMMIT (default: git
 # rev-parse HEAD), GIT_TREE_STATE (clean or dirty), BUILD_DATE.
