@@ -14,14 +14,19 @@
 
 # syntax=docker/dockerfile:1
 # The windows-aware scheduler: a static binary on a distroless, non-root base.
-#   make image                     # or:
-#   docker build --build-arg VERSION=$(cat VERSION) --build-arg GIT_COMMIT=$(git rev-parse HEAD) -t windows-aware-scheduler .
+#   make image [K8S=1.36]          # or:
+#   docker build --build-arg VERSION=$(cat VERSION) --build-arg K8S=1.36 --build-arg GIT_COMMIT=$(git rev-parse HEAD) \
+#     -t windows-aware-scheduler:$(cat VERSION)-k8s1.36 .
+# K8S is the Kubernetes minor to build against (default: the newest; hack/k8s.sh).
 
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 # Dependencies first, so that a source change reuses the module layer.
 COPY go.mod go.sum ./
-RUN go mod download
+COPY hack/k8s.sh hack/
+COPY hack/k8s/ hack/k8s/
+ARG K8S=
+RUN go mod download -modfile="$(sh hack/k8s.sh modfile)"
 COPY . .
 ARG VERSION
 ARG GIT_COMMIT=unknown
@@ -30,7 +35,7 @@ ARG TARGETARCH=amd64
 RUN --mount=type=cache,target=/root/.cache/go-build \
     VERSION="${VERSION:-$(cat VERSION)}" GIT_COMMIT="${GIT_COMMIT}" GIT_TREE_STATE=clean \
     CGO_ENABLED=0 GOOS="${TARGETOS}" GOARCH="${TARGETARCH}" \
-    go build -trimpath -ldflags "$(sh hack/ldflags.sh)" -o /out/scheduler ./cmd/scheduler
+    go build $(sh hack/k8s.sh goflags) -trimpath -ldflags "$(sh hack/ldflags.sh)" -o /out/scheduler ./cmd/scheduler
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/scheduler /scheduler

@@ -26,8 +26,18 @@ GO           ?= go
 VERSION      ?= $(shell cat VERSION)
 export VERSION
 
+# The Kubernetes minor to build and test against: `make build K8S=1.36`.
+# Default: the newest, which go.mod pins; hack/k8s.sh minors lists the others.
+K8S          ?= $(shell hack/k8s.sh newest)
+export K8S
+# go build/test/vet flags of that minor: its modfile and build tag.
+K8S_GOFLAGS  := $(shell hack/k8s.sh goflags $(K8S))
+K8S_VERSION  := $(shell hack/k8s.sh version $(K8S))
+# kube-apiserver, kube-controller-manager and kubectl of that minor.
+K8S_TOOLS_DIR := $(abspath $(TOOLS_DIR)/$(shell hack/k8s.sh toolsdir $(K8S)))
+
 IMAGE        ?= localhost/windows-aware-scheduler
-IMAGE_TAG    ?= $(VERSION)
+IMAGE_TAG    ?= $(VERSION)-k8s$(K8S)
 FUZZTIME     ?= 15s
 # fuzz-long runs each fuzz target for this many executions.
 FUZZ_EXECS   ?= 10000000
@@ -60,18 +70,27 @@ help: ## List the targets.
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
 .PHONY: build
-build: ## Build bin/scheduler, a static binary.
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$$(hack/ldflags.sh)" -o $(BIN_DIR)/scheduler ./cmd/scheduler
+build: ## Build bin/scheduler, a static binary (K8S=1.36: for that Kubernetes minor).
+	CGO_ENABLED=0 $(GO) build $(K8S_GOFLAGS) -trimpath -ldflags "$$(hack/ldflags.sh)" -o $(BIN_DIR)/scheduler ./cmd/scheduler
 
 .PHONY: test
 test: test-unit test-fuzz test-integration ## Everything: unit, fuzz and integration tests.
 
 .PHONY: test-unit
-test-unit: build ## Unit tests, the shipped-config test and the --version check.
-	$(GO) test ./pkg/... ./cmd/... ./internal/...
+test-unit: build ## Unit tests, the shipped-config test and the --version check (K8S=...: of that minor).
+	$(GO) test $(K8S_GOFLAGS) ./pkg/... ./cmd/... ./internal/...
 	cd hack/tools/benchreport && $(GO) test ./...
-	@$(BIN_DIR)/scheduler --version | tee /dev/stderr | grep -q '+windows-aware\.' \
-	  || { echo "scheduler --version does not carry the project version" >&2; exit 1; }
+	@$(BIN_DIR)/scheduler --version | tee /dev/stderr | grep -qF 'Kubernetes $(K8S_VERSION)+windows-aware.' \
+	  || { echo "scheduler --version does not name Kubernetes $(K8S_VERSION) and the project version" >&2; exit 1; }
+
+.PHONY: test-minors
+test-minors: ## test-unit and go vet on every older Kubernetes minor (make test covers the newest).
+	@set -e; for minor in $$(hack/k8s.sh minors); do \
+	  [ "$$minor" = "$$(hack/k8s.sh newest)" ] && continue; \
+	  echo "=== Kubernetes $$minor"; \
+	  $(MAKE) --no-print-directory test-unit K8S=$$minor; \
+	  $(GO) vet $$(hack/k8s.sh goflags $$minor) ./...; \
+	done
 
 .PHONY: test-race
 test-race: ## Unit tests of the packages under pkg/ with the race detector (needs a C compiler).
@@ -86,12 +105,13 @@ fuzz-long: ## Every fuzz target until FUZZ_EXECS executions (10,000,000) each.
 	$(foreach t,$(fuzz_selected),$(call fuzz_one,$(t),$(FUZZ_EXECS)x)$(newline))
 
 .PHONY: tools
-tools: ## Build etcd, kube-apiserver, kube-controller-manager, kubectl, kwok, helm and the OCI registry into bin/tools.
+tools: ## Build etcd, kube-apiserver, kube-controller-manager, kubectl, kwok, helm and the OCI registry into bin/tools (K8S=1.36: that minor's kube-* into bin/tools/k8s1.36).
 	hack/build-tools.sh
 
 .PHONY: test-integration
-test-integration: build tools ## Integration tests against a real kube-apiserver, etcd and OCI registry.
-	PATH="$(TOOLS_DIR):$$PATH" WINDOWS_AWARE_BIN_DIR=$(BIN_DIR) $(GO) test -count=1 -timeout 30m ./test/integration/...
+test-integration: build tools ## Integration tests against a real kube-apiserver, etcd and OCI registry (K8S=1.36: of that minor).
+	PATH="$(K8S_TOOLS_DIR):$(TOOLS_DIR):$$PATH" WINDOWS_AWARE_BIN_DIR=$(BIN_DIR) \
+	  $(GO) test $(K8S_GOFLAGS) -count=1 -timeout 30m ./test/integration/...
 
 .PHONY: demo
 demo: build tools ## Run a local cluster with 5,000 simulated nodes and the seed workloads.
@@ -140,8 +160,8 @@ verify-chart: ## Lint and render the Helm chart; hold it to manifests/beside, th
 	HELM=$(TOOLS_DIR)/helm WINDOWS_AWARE_REQUIRE_HELM=1 $(GO) test -count=1 -run '^Test(Chart|RBAC|SchedulerManifests)' ./cmd/scheduler/
 
 .PHONY: image
-image: ## Build the container image (needs a Docker engine).
-	docker build --build-arg VERSION=$(VERSION) --build-arg GIT_COMMIT=$$(git rev-parse HEAD) \
+image: ## Build the container image, tagged <VERSION>-k8s<minor> (K8S=1.36: for that minor; needs a Docker engine).
+	docker build --build-arg VERSION=$(VERSION) --build-arg K8S=$(K8S) --build-arg GIT_COMMIT=$$(git rev-parse HEAD) \
 	  -t $(IMAGE):$(IMAGE_TAG) .
 
 .PHONY: clean

@@ -18,9 +18,9 @@
 # (default: bin/tools of the repository):
 #
 #   etcd                     go.etcd.io/etcd/server/v3   hack/tools/go.mod
-#   kube-apiserver           k8s.io/kubernetes           hack/tools/go.mod
-#   kube-controller-manager  k8s.io/kubernetes           hack/tools/go.mod
-#   kubectl                  k8s.io/kubernetes           hack/tools/go.mod
+#   kube-apiserver           k8s.io/kubernetes           hack/tools/go.mod (*)
+#   kube-controller-manager  k8s.io/kubernetes           hack/tools/go.mod (*)
+#   kubectl                  k8s.io/kubernetes           hack/tools/go.mod (*)
 #   kwok                     sigs.k8s.io/kwok            hack/tools/kwok/go.mod
 #   helm                     helm.sh/helm/v4             hack/tools/helm/go.mod
 #   registry                 github.com/distribution/distribution/v3
@@ -30,13 +30,21 @@
 # version and the Go version it was built with; a tool is rebuilt only when
 # its binary is missing or its stamp differs. Nothing but Go is needed.
 #
-# Usage: hack/build-tools.sh [tool...]    (default: every tool)
+# (*) Those three come in the Kubernetes minor the scheduler is built for,
+# K8S (default: the newest, see hack/k8s.sh): the newest minor's go into
+# $TOOLS_DIR, an older minor's into $TOOLS_DIR/k8s<minor> (bin/tools/k8s1.36),
+# built with its modfile hack/k8s/<minor>/tools.mod. Put that directory
+# before $TOOLS_DIR on $PATH to test against it. etcd, kwok and helm are the
+# same for every minor.
+#
+# Usage: [K8S=1.36] hack/build-tools.sh [tool...]    (default: every tool)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TOOLS_DIR=${TOOLS_DIR:-$ROOT/bin/tools}
 GO=${GO:-go}
-export GOWORK=off CGO_ENABLED=0
+# The tools modules choose their own modfiles: none from the caller.
+export GOWORK=off CGO_ENABLED=0 GOFLAGS=
 
 mkdir -p "$TOOLS_DIR"
 TOOLS_DIR=$(cd "$TOOLS_DIR" && pwd)
@@ -52,27 +60,36 @@ GO_VERSION=$("$GO" env GOVERSION)
 
 log() { printf '[build-tools] %s\n' "$*" >&2; }
 
-# module_version DIR MODULE: the version of MODULE that the module in DIR
-# builds with (its require, or its replace).
+# The Kubernetes minor of kube-apiserver, kube-controller-manager and
+# kubectl: their modfile and the directory they go to.
+K8S=${K8S:-$("$ROOT/hack/k8s.sh" newest)}
+KUBE_MODFILE=$ROOT/$("$ROOT/hack/k8s.sh" toolsmod "$K8S")
+KUBE_DIR=$TOOLS_DIR/$("$ROOT/hack/k8s.sh" toolsdir "$K8S")
+KUBE_DIR=${KUBE_DIR%/.}
+
+# module_version DIR MODULE [MODFILE]: the version of MODULE that the module
+# in DIR builds with (its require, or its replace).
 module_version() {
-  (cd "$1" && "$GO" list -m -f '{{if .Replace}}{{.Replace.Version}}{{else}}{{.Version}}{{end}}' "$2")
+  (cd "$1" && "$GO" list -modfile="${3:-$1/go.mod}" -m \
+    -f '{{if .Replace}}{{.Replace.Version}}{{else}}{{.Version}}{{end}}' "$2")
 }
 
-# build NAME DIR MODULE PACKAGE [LDFLAGS]
+# build NAME DIR MODULE PACKAGE [LDFLAGS [MODFILE [OUT_DIR]]]
 build() {
-  local name=$1 dir=$2 module=$3 pkg=$4 ldflags=${5:-}
+  local name=$1 dir=$2 module=$3 pkg=$4 ldflags=${5:-} modfile=${6:-$2/go.mod} out=${7:-$TOOLS_DIR}
   local version stamp bin want
-  version=$(module_version "$dir" "$module")
+  version=$(module_version "$dir" "$module" "$modfile")
   want="$name $module@$version $GO_VERSION"
-  bin=$TOOLS_DIR/$name
-  stamp=$TOOLS_DIR/$name.stamp
+  mkdir -p "$out"
+  bin=$out/$name
+  stamp=$out/$name.stamp
   if [[ -x $bin && -f $stamp && "$(cat "$stamp")" == "$want" ]]; then
     log "$name: up to date ($module@$version)"
     return
   fi
   log "$name: building $pkg from $module@$version ..."
   local start=$SECONDS
-  (cd "$dir" && "$GO" build -trimpath -buildvcs=false -ldflags "-s -w $ldflags" -o "$bin.tmp" "$pkg")
+  (cd "$dir" && "$GO" build -modfile="$modfile" -trimpath -buildvcs=false -ldflags "-s -w $ldflags" -o "$bin.tmp" "$pkg")
   mv -f "$bin.tmp" "$bin"
   printf '%s\n' "$want" >"$stamp"
   log "$name: built in $((SECONDS - start))s -> $bin"
@@ -80,7 +97,7 @@ build() {
 
 kube_ldflags() {
   local v
-  v=$(module_version "$ROOT/hack/tools" k8s.io/kubernetes)
+  v=$(module_version "$ROOT/hack/tools" k8s.io/kubernetes "$KUBE_MODFILE")
   local minor=${v#v1.}
   minor=${minor%%.*}
   local p=k8s.io/component-base/version
@@ -111,13 +128,14 @@ want=("$@")
 [[ ${#want[@]} -gt 0 ]] || want=(etcd kube-apiserver kube-controller-manager kubectl kwok helm registry)
 
 total=$SECONDS
-log "tools dir: $TOOLS_DIR ($GO_VERSION)"
+log "tools dir: $TOOLS_DIR ($GO_VERSION); Kubernetes $K8S tools in $KUBE_DIR"
 for tool in "${want[@]}"; do
   case $tool in
     etcd)
       build etcd "$ROOT/hack/tools" go.etcd.io/etcd/server/v3 ./etcd ;;
     kube-apiserver | kube-controller-manager | kubectl)
-      build "$tool" "$ROOT/hack/tools" k8s.io/kubernetes "k8s.io/kubernetes/cmd/$tool" "$(kube_ldflags)" ;;
+      build "$tool" "$ROOT/hack/tools" k8s.io/kubernetes "k8s.io/kubernetes/cmd/$tool" "$(kube_ldflags)" \
+        "$KUBE_MODFILE" "$KUBE_DIR" ;;
     kwok)
       build kwok "$ROOT/hack/tools/kwok" sigs.k8s.io/kwok sigs.k8s.io/kwok/cmd/kwok "$(kwok_ldflags)" ;;
     helm)

@@ -18,14 +18,15 @@
 #
 # The Kubernetes version stays first (the scheduler derives its feature-gate
 # emulation version from it) and this project's version follows as build
-# metadata: v1.37.1+windows-aware.v0.1.0.
+# metadata: v1.37.2+windows-aware.v0.1.0. It is the version of the Kubernetes
+# minor built, K8S (default: the newest; see hack/k8s.sh).
 #
-# Environment: VERSION (default: the VERSION file), GIT_COMMIT (default: git
-# rev-parse HEAD), GIT_TREE_STATE (clean or dirty), BUILD_DATE.
+# Environment: K8S, VERSION (default: the VERSION file), GIT_COMMIT (default:
+# git rev-parse HEAD), GIT_TREE_STATE (clean or dirty), BUILD_DATE.
 set -eu
 cd "$(dirname "$0")/.."
 
-kube_version=$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v/ {print $2; exit}' go.mod)
+kube_version=$(sh hack/k8s.sh version)
 version=${VERSION:-$(cat VERSION)}
 commit=${GIT_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
 if [ -z "${GIT_TREE_STATE:-}" ]; then

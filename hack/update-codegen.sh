@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-CODEGEN_VERSION=v0.37.1
+CODEGEN_VERSION=v0.37.2
 boilerplate=hack/boilerplate.go.txt
 pkg=github.com/windows-aware/windows-aware/pkg/apis/config
 

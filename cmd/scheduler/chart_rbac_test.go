@@ -77,7 +77,9 @@ func TestRBACIsTheStockSchedulersLessItsLease(t *testing.T) {
 	if ok, missing := validation.Covers(role.Rules, stock); !ok {
 		t.Errorf("the scheduler lacks what the stock scheduler of this Kubernetes uses: %v", ruleAtoms(missing))
 	}
-	if ok, extra := validation.Covers(stock, role.Rules); !ok {
+	// One role serves every minor the tree builds: it may also grant what
+	// the newest minor's stock scheduler has and this one's lacks.
+	if ok, extra := validation.Covers(append(stock, rulesOfNewerMinors...), role.Rules); !ok {
 		t.Errorf("the scheduler has more than the stock scheduler: %v", ruleAtoms(extra))
 	}
 	for _, atom := range ruleAtoms(role.Rules) {

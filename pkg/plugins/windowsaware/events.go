@@ -39,7 +39,7 @@ import (
 func (pl *WindowsAware) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeLabel}, QueueingHintFn: pl.isSchedulableAfterNodeChange},
-		{Event: fwk.ClusterEvent{Resource: fwk.TargetPod, ActionType: fwk.Update}, QueueingHintFn: pl.isSchedulableAfterPodChange},
+		{Event: fwk.ClusterEvent{Resource: targetPod, ActionType: fwk.Update}, QueueingHintFn: pl.isSchedulableAfterPodChange},
 	}, nil
 }
 
@@ -50,6 +50,9 @@ func (pl *WindowsAware) isSchedulableAfterPodChange(logger klog.Logger, pod *v1.
 	oldPod, newPod, err := util.As[*v1.Pod](oldObj, newObj)
 	if err != nil {
 		return fwk.Queue, err
+	}
+	if !isTargetPod(pod, newPod) {
+		return fwk.QueueSkip, nil
 	}
 	if slices.Equal(podImages(oldPod), podImages(newPod)) &&
 		maps.Equal(oldPod.Spec.NodeSelector, newPod.Spec.NodeSelector) &&

@@ -24,7 +24,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	"k8s.io/component-helpers/resource"
 	v1helper "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -87,7 +86,7 @@ func (o *osToleration) tolerates(t *v1.Taint, nodeOS string) bool {
 // Filter rejects a node with a NoSchedule or NoExecute taint the pod does
 // not tolerate, by its tolerations or by its OS.
 func (pl *OSTaintToleration) Filter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) *fwk.Status {
-	if pl.features.EnableInPlacePodVerticalScalingSchedulerPreemption && resource.IsPodResizeDeferred(pod) {
+	if resizeDeferred(pl.features, pod) {
 		return nil // as TaintToleration: a deferred resize is not re-placed
 	}
 	node := nodeInfo.Node()
@@ -137,7 +136,7 @@ func (pl *OSTaintToleration) untolerated(logger klog.Logger, node *v1.Node, node
 func (pl *OSTaintToleration) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeTaint}, QueueingHintFn: pl.isSchedulableAfterNodeChange},
-		{Event: fwk.ClusterEvent{Resource: fwk.TargetPod, ActionType: fwk.UpdatePodToleration}, QueueingHintFn: pl.isSchedulableAfterTolerationChange},
+		{Event: fwk.ClusterEvent{Resource: targetPod, ActionType: fwk.UpdatePodToleration}, QueueingHintFn: pl.isSchedulableAfterTolerationChange},
 	}, nil
 }
 
@@ -173,7 +172,14 @@ func anyOSToleration(node *v1.Node) *osToleration {
 	return &osToleration{os: nodeOS(node), taints: taints}
 }
 
-func (pl *OSTaintToleration) isSchedulableAfterTolerationChange(klog.Logger, *v1.Pod, any, any) (fwk.QueueingHint, error) {
+func (pl *OSTaintToleration) isSchedulableAfterTolerationChange(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	_, newPod, err := util.As[*v1.Pod](oldObj, newObj)
+	if err != nil {
+		return fwk.Queue, err
+	}
+	if !isTargetPod(pod, newPod) {
+		return fwk.QueueSkip, nil
+	}
 	return fwk.Queue, nil
 }
 
