@@ -110,6 +110,7 @@ tools: ## Build etcd, kube-apiserver, kube-controller-manager, kubectl, kwok, he
 
 .PHONY: test-integration
 test-integration: build tools ## Integration tests against a real kube-apiserver, etcd and OCI registry (K8S=1.36: of that minor).
+	@echo "$$($(BIN_DIR)/scheduler --version | sed 's/^Kubernetes/scheduler/') against kube-apiserver $$(PATH="$(K8S_TOOLS_DIR):$(TOOLS_DIR):$$PATH" kube-apiserver --version | sed 's/^Kubernetes //')"
 	PATH="$(K8S_TOOLS_DIR):$(TOOLS_DIR):$$PATH" WINDOWS_AWARE_BIN_DIR=$(BIN_DIR) \
 	  $(GO) test $(K8S_GOFLAGS) -count=1 -timeout 30m ./test/integration/...
 

@@ -49,12 +49,6 @@ export GOWORK=off CGO_ENABLED=0 GOFLAGS=
 mkdir -p "$TOOLS_DIR"
 TOOLS_DIR=$(cd "$TOOLS_DIR" && pwd)
 
-# One build at a time per tools dir (make test-integration and make bench
-# may run side by side).
-if command -v flock >/dev/null 2>&1; then
-  exec 9>"$TOOLS_DIR/.lock"
-  flock 9
-fi
 
 GO_VERSION=$("$GO" env GOVERSION)
 
@@ -83,8 +77,16 @@ build() {
   mkdir -p "$out"
   bin=$out/$name
   stamp=$out/$name.stamp
+  # One build of a tool at a time (make test-integration and make bench may
+  # run side by side); the tools of another minor build meanwhile.
+  local lock
+  if command -v flock >/dev/null 2>&1; then
+    exec {lock}>"$out/.$name.lock"
+    flock "$lock"
+  fi
   if [[ -x $bin && -f $stamp && "$(cat "$stamp")" == "$want" ]]; then
     log "$name: up to date ($module@$version)"
+    [[ -z ${lock:-} ]] || exec {lock}>&-
     return
   fi
   log "$name: building $pkg from $module@$version ..."
@@ -93,6 +95,7 @@ build() {
   mv -f "$bin.tmp" "$bin"
   printf '%s\n' "$want" >"$stamp"
   log "$name: built in $((SECONDS - start))s -> $bin"
+  [[ -z ${lock:-} ]] || exec {lock}>&-
 }
 
 kube_ldflags() {

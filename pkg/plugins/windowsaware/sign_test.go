@@ -26,7 +26,7 @@ import (
 func TestSignPod(t *testing.T) {
 	f := newFramework(t, defaultArgs(), testNodes())
 	sign := func(p *v1.Pod) []byte {
-		s := f.SignPod(t.Context(), p)
+		s := signPod(t.Context(), f, p)
 		if s == nil {
 			t.Fatalf("pod %v was not signed: batching would be off", p.Spec.Containers)
 		}

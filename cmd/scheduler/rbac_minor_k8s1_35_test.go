@@ -1,4 +1,4 @@
-//go:build k8s1_35 || k8s1_36
+//go:build k8s1_35
 
 /*
 Copyright The windows-aware Authors.
@@ -21,8 +21,12 @@ package main
 import rbacv1 "k8s.io/api/rbac/v1"
 
 // rulesOfNewerMinors: what the stock scheduler roles of the newest minor
-// (1.37) grant beyond this minor's. The shipped ClusterRole is 1.37's and
-// serves the older minors too; granting them these reads is harmless.
+// (1.37) grant beyond 1.35's. The shipped ClusterRole is 1.37's and serves
+// the older minors too; granting them these is harmless.
 var rulesOfNewerMinors = []rbacv1.PolicyRule{
 	{APIGroups: []string{"resource.k8s.io"}, Resources: []string{"devicetaintrules"}, Verbs: []string{"get", "list", "watch"}},
+	// DRAExtendedResource and DRAResourceClaimGranularStatusAuthorization,
+	// alpha and off in 1.35, are beta and on from 1.36.
+	{APIGroups: []string{"resource.k8s.io"}, Resources: []string{"resourceclaims"}, Verbs: []string{"create", "delete"}},
+	{APIGroups: []string{"resource.k8s.io"}, Resources: []string{"resourceclaims/binding"}, Verbs: []string{"patch", "update"}},
 }
