@@ -16,8 +16,6 @@ limitations under the License.
 
 package windowsaware
 
-import "strings"
-
 // ConflictKind names the way a pod contradicts itself, for metrics and for
 // tools that lint manifests: a small fixed set, unlike the messages, which
 // name images and builds.
@@ -45,38 +43,12 @@ var ConflictKinds = []ConflictKind{
 	ConflictSelectorOS, ConflictSelectorBuild, ConflictOther,
 }
 
-// conflictMarkers tell the kinds apart by the fixed words of the messages
-// requirementsOf and the selector checks write. TestConflictKinds holds
-// each message to its kind, so a reworded message fails there rather than
-// falling silently into ConflictOther.
-var conflictMarkers = []struct {
-	kind   ConflictKind
-	prefix bool // the marker starts the message, rather than occurring in it
-	marker string
-}{
-	{ConflictOSVsImage, true, "pod sets .spec.os.name linux but image "},
-	{ConflictBuildsNoHost, true, "the pod's images need Windows builds that no single host runs"},
-	{ConflictSelectorOS, true, "the pod needs a "},
-	{ConflictSelectorBuild, false, " requires " + LabelWindowsBuild + " in "},
-	{ConflictTagTwoBuilds, false, ": tag names two Windows builds, "},
-}
-
-// conflictKindOf classifies a conflict message.
-func conflictKindOf(msg string) ConflictKind {
-	for _, m := range conflictMarkers {
-		if (m.prefix && strings.HasPrefix(msg, m.marker)) || (!m.prefix && strings.Contains(msg, m.marker)) {
-			return m.kind
-		}
-	}
-	return ConflictOther
-}
-
 // conflictKindOfError classifies an error of requirementsOf, which is a
 // *conflictError itself (a type assertion: errors.As would allocate on the
 // scheduling path).
 func conflictKindOfError(err error) ConflictKind {
 	if conflict, ok := err.(*conflictError); ok {
-		return conflictKindOf(conflict.msg)
+		return conflict.kind
 	}
 	return ConflictOther
 }
@@ -86,5 +58,5 @@ func (d *Decision) ConflictKind() ConflictKind {
 	if d.Conflict == "" {
 		return ""
 	}
-	return conflictKindOf(d.Conflict)
+	return d.conflictKind
 }

@@ -41,7 +41,8 @@ type Decision struct {
 	Target windows.Version
 	// Conflict, when set, is the message the scheduler rejects the pod
 	// with: no node can run it, whatever the cluster holds.
-	Conflict string
+	Conflict     string
+	conflictKind ConflictKind
 
 	r *requirements
 }
@@ -63,9 +64,9 @@ func (pl *WindowsAware) Decide(pod *v1.Pod) Decision {
 	if err != nil {
 		var conflict *conflictError
 		if errors.As(err, &conflict) {
-			return Decision{Conflict: conflict.msg, HostProcess: isHostProcess(pod)}
+			return Decision{Conflict: conflict.msg, conflictKind: conflict.kind, HostProcess: isHostProcess(pod)}
 		}
-		return Decision{Conflict: err.Error()}
+		return Decision{Conflict: err.Error(), conflictKind: ConflictOther}
 	}
 	d := Decision{OS: r.need.OS, OSSource: r.osSource, HostProcess: isHostProcess(pod), Target: r.target, r: r}
 	for _, in := range r.images {

@@ -151,13 +151,17 @@ func isHostProcess(pod *v1.Pod) bool {
 }
 
 // conflictError is a pod that no node can run, whatever the cluster holds:
-// PreFilter reports it as UnschedulableAndUnresolvable with its message.
-type conflictError struct{ msg string }
+// PreFilter reports it as UnschedulableAndUnresolvable with its message,
+// and counts it by kind.
+type conflictError struct {
+	kind ConflictKind
+	msg  string
+}
 
 func (e *conflictError) Error() string { return e.msg }
 
-func conflictf(format string, args ...any) error {
-	return &conflictError{msg: fmt.Sprintf(format, args...)}
+func conflictf(kind ConflictKind, format string, args ...any) error {
+	return &conflictError{kind: kind, msg: fmt.Sprintf(format, args...)}
 }
 
 // requirementsOf works out what pod needs of a node. The error, always a
@@ -223,7 +227,7 @@ func (pl *WindowsAware) requirementsFor(pod *v1.Pod, quiet bool) (*requirements,
 	})
 	if r.need.OS == windows.OSLinux && certain >= 0 {
 		in := r.images[certain]
-		return nil, conflictf("pod sets .spec.os.name linux but image %q is a Windows image%s",
+		return nil, conflictf(ConflictOSVsImage, "pod sets .spec.os.name linux but image %q is a Windows image%s",
 			in.image, describeBuild(in.version))
 	}
 	if err := pl.checkOSSelector(pod, r.need.OS); err != nil {
@@ -248,7 +252,7 @@ func (pl *WindowsAware) requirementsFor(pod *v1.Pod, quiet bool) (*requirements,
 	}
 	host, ok := pl.mode.SomeHostRuns(r.need.Images, "")
 	if !ok {
-		return nil, conflictf("the pod's images need Windows builds that no single host runs (%s compatibility): %s",
+		return nil, conflictf(ConflictBuildsNoHost, "the pod's images need Windows builds that no single host runs (%s compatibility): %s",
 			pl.mode, describeImages(pinned))
 	}
 	r.target = windows.Version{Build: host}
@@ -274,7 +278,7 @@ func (pl *WindowsAware) imageNeedOf(pod *v1.Pod, ref string, resolve, quiet bool
 	if err != nil {
 		var conflicting *windows.ConflictingTagError
 		if errors.As(err, &conflicting) {
-			return imageNeed{}, false, conflictf("%v", err)
+			return imageNeed{}, false, conflictf(ConflictTagTwoBuilds, "%v", err)
 		}
 		return imageNeed{}, false, nil
 	}
@@ -318,7 +322,7 @@ func sharedOS(images []imageNeed) (string, error) {
 	case bothWindows:
 		return windows.OSWindows, nil
 	}
-	return "", conflictf("the pod's images share no OS: %s", describePlatforms(images))
+	return "", conflictf(ConflictOther, "the pod's images share no OS: %s", describePlatforms(images))
 }
 
 // checkImagesRunOn rejects a pod one of whose images, as its registry
@@ -334,7 +338,7 @@ func checkImagesRunOn(images []imageNeed, os string) error {
 		}
 		linux, win := in.oses()
 		if (os == windows.OSLinux && !linux) || (os == windows.OSWindows && !win) {
-			return conflictf("the pod needs a %s node but image %q has no %s platform (its registry lists %s)",
+			return conflictf(ConflictOSVsImage, "the pod needs a %s node but image %q has no %s platform (its registry lists %s)",
 				os, in.image, os, platformList(in.platforms))
 		}
 	}

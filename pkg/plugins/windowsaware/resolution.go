@@ -354,7 +354,7 @@ func (res *resolution) failure(ref string, err error) error {
 	if res.args.OnFailure != config.OnFailureReject {
 		return nil
 	}
-	return conflictf("waiting for the platforms of image %q (onFailure: Reject): %v", ref, err)
+	return conflictf(ConflictOther, "waiting for the platforms of image %q (onFailure: Reject): %v", ref, err)
 }
 
 // warn records one Event per pod and image whose platforms are unknown.

@@ -87,7 +87,7 @@ func (pl *WindowsAware) checkOSSelector(pod *v1.Pod, os string) error {
 	if !pinned || slices.ContainsFunc(values, func(v string) bool { return strings.EqualFold(v, os) }) {
 		return nil
 	}
-	return conflictf("the pod needs a %s node but %s requires %s in %v", os, selectorSource(pod), v1.LabelOSStable, values)
+	return conflictf(ConflictSelectorOS, "the pod needs a %s node but %s requires %s in %v", os, selectorSource(pod), v1.LabelOSStable, values)
 }
 
 // checkBuildSelector rejects a pod whose selectors pin
@@ -105,6 +105,6 @@ func (pl *WindowsAware) checkBuildSelector(pod *v1.Pod, need *windows.Need, imag
 			}
 		}
 	}
-	return conflictf("%s requires %s in %v, but %s, which no build there runs (%s compatibility)",
+	return conflictf(ConflictSelectorBuild, "%s requires %s in %v, but %s, which no build there runs (%s compatibility)",
 		selectorSource(pod), LabelWindowsBuild, values, describeImages(images), pl.mode)
 }
