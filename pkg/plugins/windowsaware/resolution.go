@@ -234,19 +234,28 @@ func (pl *WindowsAware) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 func (res *resolution) hold(pod *v1.Pod) bool {
 	res.mu.Lock()
 	defer res.mu.Unlock()
-	now := res.clock.Now()
-	h, ok := res.held[pod.UID]
-	if !ok {
-		if len(res.held) >= maxHeld {
-			res.forgetOldLocked(now)
-		}
-		h = &heldPod{pod: pod, key: podKey(pod), since: now}
-		res.held[pod.UID] = h
-		res.byKey[h.key] = h
+	h, added := res.entryLocked(pod)
+	if added {
 		h.timer = res.clock.AfterFunc(res.args.GateTimeout.Duration, func() { res.activate(h.key) })
 	}
 	h.pod = pod
-	return now.Sub(h.since) < res.args.GateTimeout.Duration
+	return res.clock.Since(h.since) < res.args.GateTimeout.Duration
+}
+
+// entryLocked returns the pod's entry, adding one (held from now) when it
+// has none.
+func (res *resolution) entryLocked(pod *v1.Pod) (h *heldPod, added bool) {
+	if h, ok := res.held[pod.UID]; ok {
+		return h, false
+	}
+	now := res.clock.Now()
+	if len(res.held) >= maxHeld {
+		res.forgetOldLocked(now)
+	}
+	h = &heldPod{pod: pod, key: podKey(pod), since: now}
+	res.held[pod.UID] = h
+	res.byKey[h.key] = h
+	return h, true
 }
 
 // release forgets a pod whose images are all known.
@@ -360,12 +369,7 @@ func (res *resolution) failure(ref string, err error) error {
 // warn records one Event per pod and image whose platforms are unknown.
 func (res *resolution) warn(pod *v1.Pod, ref, msg string) {
 	res.mu.Lock()
-	h, ok := res.held[pod.UID]
-	if !ok {
-		h = &heldPod{pod: pod, key: podKey(pod), since: res.clock.Now()}
-		res.held[pod.UID] = h
-		res.byKey[h.key] = h
-	}
+	h, _ := res.entryLocked(pod)
 	if h.warned == nil {
 		h.warned = map[string]bool{}
 	}
