@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
+	"github.com/windows-aware/windows-aware/internal/localproc"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -246,11 +247,11 @@ func (c *Cluster) start(name, path string, args []string) (*Process, error) {
 }
 
 func (c *Cluster) startEtcd(ctx context.Context) (string, error) {
-	clientPort, err := freePort()
+	clientPort, err := localproc.FreePort()
 	if err != nil {
 		return "", err
 	}
-	peerPort, err := freePort()
+	peerPort, err := localproc.FreePort()
 	if err != nil {
 		return "", err
 	}
@@ -287,7 +288,7 @@ func (c *Cluster) startEtcd(ctx context.Context) (string, error) {
 }
 
 func (c *Cluster) startAPIServer(ctx context.Context, etcdURL string) error {
-	port, err := freePort()
+	port, err := localproc.FreePort()
 	if err != nil {
 		return err
 	}
@@ -385,7 +386,7 @@ func (c *Cluster) writeKubeconfig(file, user, certFile, keyFile string) (string,
 }
 
 func (c *Cluster) startControllerManager(ctx context.Context) error {
-	port, err := freePort()
+	port, err := localproc.FreePort()
 	if err != nil {
 		return err
 	}
@@ -429,7 +430,7 @@ func (c *Cluster) startControllerManager(ctx context.Context) error {
 }
 
 func (c *Cluster) startKwok(ctx context.Context) error {
-	port, err := freePort()
+	port, err := localproc.FreePort()
 	if err != nil {
 		return err
 	}
@@ -478,7 +479,7 @@ func (c *Cluster) StartScheduler(ctx context.Context) (*Process, error) {
 			return nil, err
 		}
 	}
-	port, err := freePort()
+	port, err := localproc.FreePort()
 	if err != nil {
 		return nil, err
 	}

@@ -19,15 +19,15 @@ package controlplane
 import (
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/windows-aware/windows-aware/internal/localproc"
 )
 
 // Process is one binary the cluster started, in a process group of its own
@@ -166,23 +166,7 @@ func (p *Process) removePIDFile() {
 
 // Tail returns up to n bytes of the end of the process's log.
 func (p *Process) Tail(n int64) string {
-	return tailFile(p.LogFile, n)
-}
-
-func tailFile(path string, n int64) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return ""
-	}
-	off := max(st.Size()-n, 0)
-	buf := make([]byte, st.Size()-off)
-	_, _ = f.ReadAt(buf, off)
-	return string(buf)
+	return localproc.TailFile(p.LogFile, n)
 }
 
 // StopRecorded stops the processes whose pid files startProcess wrote into
@@ -286,29 +270,4 @@ func alive(pid int) bool {
 		return s[i+2] != 'Z'
 	}
 	return true
-}
-
-var (
-	portsMu sync.Mutex
-	handed  = map[int]bool{}
-)
-
-// freePort returns a TCP port on 127.0.0.1 that nothing listens on, never
-// the same one twice in a process.
-func freePort() (int, error) {
-	portsMu.Lock()
-	defer portsMu.Unlock()
-	for range 100 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, err
-		}
-		port := l.Addr().(*net.TCPAddr).Port
-		_ = l.Close()
-		if !handed[port] {
-			handed[port] = true
-			return port, nil
-		}
-	}
-	return 0, errors.New("no free port on 127.0.0.1")
 }

@@ -40,7 +40,3 @@ func (c *Cluster) Run(ctx context.Context, name, path string, args []string, hea
 	}
 	return p, nil
 }
-
-// FreePort returns a TCP port on 127.0.0.1 that nothing listens on, never
-// the same one twice in a process.
-func FreePort() (int, error) { return freePort() }

@@ -19,12 +19,10 @@ package registryserver
 import (
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -122,46 +120,4 @@ func (p *process) stop(grace time.Duration) {
 	if p.pidFile != "" {
 		_ = os.Remove(p.pidFile)
 	}
-}
-
-var (
-	portsMu sync.Mutex
-	handed  = map[int]bool{}
-)
-
-// freePort returns a TCP port on 127.0.0.1 that nothing listens on, never
-// the same one twice in a process.
-func freePort() (int, error) {
-	portsMu.Lock()
-	defer portsMu.Unlock()
-	for range 100 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, err
-		}
-		port := l.Addr().(*net.TCPAddr).Port
-		_ = l.Close()
-		if !handed[port] {
-			handed[port] = true
-			return port, nil
-		}
-	}
-	return 0, errors.New("no free port on 127.0.0.1")
-}
-
-// tailFile returns up to n bytes of the end of path.
-func tailFile(path string, n int64) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return ""
-	}
-	off := max(st.Size()-n, 0)
-	buf := make([]byte, st.Size()-off)
-	_, _ = f.ReadAt(buf, off)
-	return string(buf)
 }

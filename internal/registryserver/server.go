@@ -31,6 +31,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/windows-aware/windows-aware/internal/localproc"
 	"github.com/windows-aware/windows-aware/internal/pki"
 )
 
@@ -165,7 +166,7 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 	// Another program may take the free port before the registry binds it:
 	// try a few ports.
 	for attempt := 1; ; attempt++ {
-		port, perr := freePort()
+		port, perr := localproc.FreePort()
 		if perr != nil {
 			return nil, perr
 		}
@@ -238,7 +239,7 @@ func (s *Server) Pid() int { return s.proc.pid() }
 func (s *Server) Exited() bool { return s.proc.exited() }
 
 // Tail returns up to n bytes of the end of the registry's log.
-func (s *Server) Tail(n int64) string { return tailFile(s.LogFile, n) }
+func (s *Server) Tail(n int64) string { return localproc.TailFile(s.LogFile, n) }
 
 // CertPool holds only the CA that signed the registry's certificate.
 func (s *Server) CertPool() *x509.CertPool { return s.ca.Pool() }

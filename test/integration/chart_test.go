@@ -49,6 +49,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/controlplane"
 	"github.com/windows-aware/windows-aware/internal/fixture"
+	"github.com/windows-aware/windows-aware/internal/localproc"
 	"github.com/windows-aware/windows-aware/internal/oracle"
 )
 
@@ -370,7 +371,7 @@ func (e *env) runChartScheduler(ns, kubeconfig string, n int) *chartSchedulerPro
 		e.t.Fatalf("the chart's pod has %d containers", len(d.Spec.Template.Spec.Containers))
 	}
 	command := d.Spec.Template.Spec.Containers[0].Command
-	port, err := controlplane.FreePort()
+	port, err := localproc.FreePort()
 	if err != nil {
 		e.t.Fatal(err)
 	}

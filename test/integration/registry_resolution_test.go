@@ -33,8 +33,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/windows-aware/windows-aware/internal/controlplane"
 	"github.com/windows-aware/windows-aware/internal/fixture"
+	"github.com/windows-aware/windows-aware/internal/localproc"
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/internal/registryserver"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
@@ -190,7 +190,7 @@ profiles:
 	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
 		r.t.Fatal(err)
 	}
-	port, err := controlplane.FreePort()
+	port, err := localproc.FreePort()
 	if err != nil {
 		r.t.Fatal(err)
 	}
