@@ -80,7 +80,7 @@ test: test-unit test-fuzz test-integration ## Everything: unit, fuzz and integra
 test-unit: build ## Unit tests, the shipped-config test and the --version check (K8S=...: of that minor).
 	$(GO) test $(K8S_GOFLAGS) ./pkg/... ./cmd/... ./internal/...
 	cd hack/tools/benchreport && $(GO) test ./...
-	@$(BIN_DIR)/scheduler --version | tee /dev/stderr | grep -qF 'Kubernetes $(K8S_VERSION)+windows-aware.' \
+	@v=$$($(BIN_DIR)/scheduler --version); echo "$$v"; echo "$$v" | grep -qF 'Kubernetes $(K8S_VERSION)+windows-aware.' \
 	  || { echo "scheduler --version does not name Kubernetes $(K8S_VERSION) and the project version" >&2; exit 1; }
 
 .PHONY: test-minors
