@@ -124,13 +124,26 @@ func (in *imageNeed) namesBuilds() bool {
 // every image the node must run.
 func podImages(pod *v1.Pod) []string {
 	images := make([]string, 0, len(pod.Spec.InitContainers)+len(pod.Spec.Containers))
+	forEachImage(pod, func(ref string) bool {
+		images = append(images, ref)
+		return true
+	})
+	return images
+}
+
+// forEachImage calls fn with each image of the pod until fn returns false.
+// It allocates nothing, so that PreEnqueue can walk a pod's images.
+func forEachImage(pod *v1.Pod, fn func(ref string) bool) {
 	for i := range pod.Spec.InitContainers {
-		images = append(images, pod.Spec.InitContainers[i].Image)
+		if !fn(pod.Spec.InitContainers[i].Image) {
+			return
+		}
 	}
 	for i := range pod.Spec.Containers {
-		images = append(images, pod.Spec.Containers[i].Image)
+		if !fn(pod.Spec.Containers[i].Image) {
+			return
+		}
 	}
-	return images
 }
 
 // isHostProcess reports whether the pod runs on the host itself: it needs a

@@ -146,21 +146,6 @@ func (pl *WindowsAware) declaredOS(pod *v1.Pod) string {
 	return ""
 }
 
-// forEachImage calls fn with each image of the pod until fn returns false.
-// Unlike podImages it allocates nothing.
-func forEachImage(pod *v1.Pod, fn func(ref string) bool) {
-	for i := range pod.Spec.InitContainers {
-		if !fn(pod.Spec.InitContainers[i].Image) {
-			return
-		}
-	}
-	for i := range pod.Spec.Containers {
-		if !fn(pod.Spec.Containers[i].Image) {
-			return
-		}
-	}
-}
-
 // wantsRegistry reports whether the registry is to be asked about ref: its
 // reference parses and its tag names no build.
 func (pl *WindowsAware) wantsRegistry(ref string) bool {
