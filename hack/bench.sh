@@ -42,6 +42,9 @@
 #   BENCH_PROFILES   pod kinds whose windows-aware sweep at 5,000 nodes is
 #                    CPU-profiled for the report (full linux,win2019,win2022,hostprocess,
 #                    ci none; "none" to skip)
+#   PERF_PROFILE     whole-scheduler workload whose scheduling cycle is
+#                    CPU-profiled, windows-aware and the stock profile
+#                    without selectors (full 5000Nodes_10000Pods, ci none)
 #   BENCH_SKIP_PERF  1: plugin level only
 #   BENCH_OUT        results root                         (_output/bench)
 set -euo pipefail
@@ -59,7 +62,7 @@ log() { printf '[bench] %s\n' "$*" >&2; }
 die() { printf '[bench] error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-  sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
   exit 2
 }
 
@@ -107,6 +110,7 @@ write_meta() {
     echo "perf_count=$PERF_COUNT"
     echo "perf_labels=$PERF_LABELS"
     echo "bench_profiles=$BENCH_PROFILES"
+    echo "perf_profile=$PERF_PROFILE"
   } >"$out/meta.env"
 }
 
@@ -207,7 +211,7 @@ run_perf() {
   log "whole scheduler: building the scheduler_perf test binary"
   "$GO" test -c -o "$out/perf.test" ./test/bench/perf
   log "whole scheduler: templates against the oracle's cluster"
-  (cd test/bench/perf && "$out/perf.test" -test.run '^(TestTemplatesMatchCluster|TestResolutionTemplateMatchesMix)$' -test.count 1) >"$out/perf-tests.txt" 2>&1 \
+  (cd test/bench/perf && "$out/perf.test" -test.run '^(TestTemplatesMatchCluster|TestResolutionTemplateMatchesMix|TestNewImageTemplate)$' -test.count 1) >"$out/perf-tests.txt" 2>&1 \
     || { cat "$out/perf-tests.txt" >&2; die "the perf templates do not match internal/synthetic"; }
   log "whole scheduler: workloads labelled '$PERF_LABELS', $PERF_COUNT round(s) (5,000 nodes each; minutes)"
   mkdir -p "$out/perf" "$out/perf-logs"
@@ -239,6 +243,33 @@ run_perf() {
   fi
   grep -E 'SchedulingThroughput/Average' "$out/perf.txt" | awk '{for (i=1;i<=NF;i++) if ($(i+1)=="SchedulingThroughput/Average") printf "[bench]   %-70s %8.1f pods/s\n", $1, $i}' >&2 || true
   echo "perf_seconds=$((SECONDS - start))" >>"$out/meta.env"
+  run_perf_profile "$out"
+}
+
+# run_perf_profile CPU-profiles one more run of the mix's windows-aware
+# workload and of the stock profile placing the same pods without
+# selectors, and keeps pprof's view of the scheduler's own stacks
+# (cpu-perf-<workload>.txt): where a pod's scheduling time goes in the
+# whole scheduler. The harness runs the apiserver in the same process, so
+# the view keeps only samples with a frame of the scheduler's packages
+# (scheduling and binding cycles, filter and score workers, its event
+# handlers). A failure here only warns.
+run_perf_profile() {
+  local out=$1 w
+  [[ $PERF_PROFILE == none || -z $PERF_PROFILE ]] && return 0
+  log "whole scheduler: CPU profiles of the scheduling cycle, WindowsMix/$PERF_PROFILE"
+  mkdir -p "$out/perf-profile"
+  for w in WindowsAware StockNoSelectors; do
+    if ! (cd test/bench/perf && PATH="$TOOLS_DIR:$PATH" ARTIFACTS="$out/perf-profile" KUBE_CACHE_MUTATION_DETECTOR=false \
+      "$out/perf.test" -test.run '^$' -test.bench "^BenchmarkPerfScheduling\$/^WindowsMix\$/^${PERF_PROFILE}_$w\$" \
+      -test.benchtime 1x -test.count 1 -test.timeout 60m -test.cpuprofile "$out/cpu-perf-$w.prof" \
+      -perf-scheduling-label-filter="$PERF_LABELS" -data-items-dir "$out/perf-profile") >"$out/cpu-perf-$w.bench.txt" 2>&1; then
+      log "  warning: profiling WindowsMix/${PERF_PROFILE}_$w failed (see $out/cpu-perf-$w.bench.txt)"
+      continue
+    fi
+    "$GO" tool pprof -top -cum -focus='k8s.io/kubernetes/pkg/scheduler' -nodecount=40 "$out/perf.test" "$out/cpu-perf-$w.prof" >"$out/cpu-perf-$w.txt" 2>/dev/null \
+      || log "  warning: pprof could not read $out/cpu-perf-$w.prof"
+  done
 }
 
 # run_benchstat summarizes the runs with benchstat, run inside the results
@@ -270,11 +301,13 @@ case $mode in
     BENCH_COUNT=${BENCH_COUNT:-6} BENCH_TIME=${BENCH_TIME:-500ms} BENCH_SIZES=${BENCH_SIZES:-1000,5000,15000}
     PERF_COUNT=${PERF_COUNT:-3} PERF_LABELS=${PERF_LABELS:-performance}
     BENCH_PROFILES=${BENCH_PROFILES:-linux,win2019,win2022,hostprocess}
+    PERF_PROFILE=${PERF_PROFILE:-5000Nodes_10000Pods}
     ;;
   ci)
     BENCH_COUNT=${BENCH_COUNT:-1} BENCH_TIME=${BENCH_TIME:-200ms} BENCH_SIZES=${BENCH_SIZES:-5000}
     PERF_COUNT=${PERF_COUNT:-1} PERF_LABELS=${PERF_LABELS:-ci}
     BENCH_PROFILES=${BENCH_PROFILES:-none}
+    PERF_PROFILE=${PERF_PROFILE:-none}
     ;;
   report)
     in=${BENCH_IN:-$OUT_ROOT/full}

@@ -85,6 +85,7 @@ func markdown(w io.Writer, r *results, findings string) {
 	})
 	pluginTables(w, r)
 	perfTables(w, r)
+	profileTables(w, r)
 	for _, k := range benchstatKeys {
 		if text, ok := r.benchstat[k.key]; ok {
 			fmt.Fprintf(w, "<details><summary>benchstat: %s</summary>\n\n```\n%s\n```\n\n</details>\n\n", k.title, strings.TrimRight(text, "\n"))
@@ -119,6 +120,15 @@ func pluginTables(w io.Writer, r *results) {
 	table(w, []string{"nodes", "windows-aware", "stock", "floor (no-op plugins)", "windows-aware / stock"}, rows)
 
 	rows = nil
+	for _, name := range s.names("PreEnqueue/") {
+		rows = append(rows, []string{strings.TrimPrefix(name, "PreEnqueue/"), cell(s, name, "ns/op", 1, "%.0f"), cell(s, name, "allocs/op", 1, "%.0f")})
+	}
+	if len(rows) > 0 {
+		fmt.Fprintf(w, "PreEnqueue with image resolution on and a warm cache (hit: every image resolved before; tagged: the tag decides):\n\n")
+		table(w, []string{"pod", "ns/op", "allocs/op"}, rows)
+	}
+
+	rows = nil
 	for _, name := range s.names("ProfileSweep/") {
 		if rest, ok := strings.CutSuffix(name, "/profile=windows-aware"); ok {
 			stock := rest + "/profile=stock"
@@ -132,7 +142,7 @@ func pluginTables(w io.Writer, r *results) {
 }
 
 func perfTables(w io.Writer, r *results) {
-	names := r.perf.names("PerfScheduling/")
+	names := append(r.perf.names("PerfScheduling/"), r.perf.names("PerfResolution/")...)
 	if len(names) == 0 {
 		return
 	}
@@ -148,7 +158,7 @@ func perfTables(w io.Writer, r *results) {
 		for _, v := range runs {
 			lo, hi = min(lo, v), max(hi, v)
 		}
-		rows = append(rows, []string{"`" + strings.TrimPrefix(name, "PerfScheduling/") + "`", fmt.Sprint(len(runs)), fmt.Sprintf("%.1f", med), fmt.Sprintf("%.1f–%.1f", lo, hi)})
+		rows = append(rows, []string{"`" + strings.TrimPrefix(name, "Perf") + "`", fmt.Sprint(len(runs)), fmt.Sprintf("%.1f", med), fmt.Sprintf("%.1f–%.1f", lo, hi)})
 	}
 	table(w, []string{"workload", "runs", "median", "range"}, rows)
 
@@ -166,7 +176,7 @@ func perfTables(w io.Writer, r *results) {
 			kinds = append(kinds, kind+" → "+counts(pools))
 		}
 		sort.Strings(kinds)
-		rows = append(rows, []string{"`" + strings.TrimPrefix(p.Workload, "BenchmarkPerfScheduling/") + "`", fmt.Sprint(p.Pods),
+		rows = append(rows, []string{"`" + strings.TrimPrefix(p.Workload, "BenchmarkPerf") + "`", fmt.Sprint(p.Pods),
 			fmt.Sprint(p.Enforced), fmt.Sprint(p.Misplaced), fmt.Sprint(p.Unbound), strings.Join(kinds, "; ")})
 	}
 	table(w, []string{"workload", "pods", "enforced", "misplaced", "unbound", "kind → pool: pods"}, rows)
@@ -179,4 +189,25 @@ func counts(m map[string]int) string {
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ", ")
+}
+
+// profileLines is how much of each pprof table the report shows.
+const profileLines = 30
+
+// profileTables shows the head of every CPU profile's pprof table.
+func profileTables(w io.Writer, r *results) {
+	if len(r.profiles) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "## CPU profiles\n\n")
+	fmt.Fprintf(w, "`perf-<workload>`: the whole scheduler on the mix, `pprof -top -cum -focus=k8s.io/kubernetes/pkg/scheduler` (samples\n")
+	fmt.Fprintf(w, "with a frame of the scheduler's packages; the harness runs the apiserver in the same process). Others: the\n")
+	fmt.Fprintf(w, "plugin-level windows-aware sweep of that pod kind at 5,000 nodes, `pprof -top`. First %d lines of each.\n\n", profileLines)
+	for _, p := range r.profiles {
+		lines := strings.Split(strings.TrimRight(p.text, "\n"), "\n")
+		if len(lines) > profileLines {
+			lines = lines[:profileLines]
+		}
+		fmt.Fprintf(w, "<details><summary>%s</summary>\n\n```\n%s\n```\n\n</details>\n\n", p.name, strings.Join(lines, "\n"))
+	}
 }

@@ -162,6 +162,37 @@ type results struct {
 	perf       samples
 	placements []placement
 	benchstat  map[string]string // benchstat-<key>.txt
+	profiles   []profile         // cpu-*.txt, by file name
+}
+
+// profile is pprof's table of one CPU profile hack/bench.sh took.
+type profile struct {
+	name string // the file name without cpu- and .txt
+	text string
+}
+
+// readProfiles reads the pprof tables hack/bench.sh left (cpu-<kind>.txt
+// of the plugin-level sweeps, cpu-perf-<workload>.txt of the whole
+// scheduler), sorted by name.
+func readProfiles(dir string) ([]profile, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "cpu-*.txt"))
+	if err != nil {
+		return nil, err
+	}
+	var out []profile
+	for _, path := range paths {
+		base := filepath.Base(path)
+		if strings.HasSuffix(base, ".bench.txt") {
+			continue // the benchmark's own output
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, profile{strings.TrimSuffix(strings.TrimPrefix(base, "cpu-"), ".txt"), string(data)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out, nil
 }
 
 func load(dir string) (*results, error) {
@@ -177,6 +208,9 @@ func load(dir string) (*results, error) {
 		return nil, err
 	}
 	if r.placements, err = readPlacements(filepath.Join(dir, "perf")); err != nil {
+		return nil, err
+	}
+	if r.profiles, err = readProfiles(dir); err != nil {
 		return nil, err
 	}
 	for _, key := range benchstatKeys {

@@ -32,7 +32,16 @@ const (
 	targetVsSelectors  = 1.2 // throughput over the stock profile with selectors, at least
 	targetVsPlain      = 1.0 // throughput over the stock profile without selectors, at least
 	targetVsBasic      = 1.0 // throughput over SchedulingBasic, at least
+
+	targetPreEnqueueNs     = 1000 // PreEnqueue per pod with a warm resolution cache, under
+	targetPreEnqueueAllocs = 0    // ... and its allocations per pod
+	targetResolvedVsTags   = 0.98 // throughput with resolution on (warm cache) over the tag rules alone, at least
+	targetSlowVsResolved   = 0.95 // known-image pods' throughput beside a slow registry over a fast one, at least
 )
+
+// preEnqueueTarget is the PreEnqueue benchmark the target is read from: a
+// pod with one image, all its images resolved before.
+const preEnqueueTarget = "PreEnqueue/hit/1-images"
 
 const throughput = "SchedulingThroughput/Average"
 
@@ -158,6 +167,7 @@ func (r *results) targets() []target {
 			}
 		}
 	}
+	ts = append(ts, r.resolutionTargets()...)
 	bad, checked := 0, 0
 	for _, p := range r.placements {
 		if p.Enforced {
@@ -168,6 +178,49 @@ func (r *results) targets() []target {
 	if checked > 0 {
 		ts = append(ts, target{"whole scheduler: pods misplaced, unbound or missing (all runs, every workload but StockNoSelectors)",
 			"0", fmt.Sprintf("%d of %d", bad, checked), bad == 0})
+	}
+	return ts
+}
+
+// resolutionSizes are the sizes of the whole-scheduler workloads with
+// image resolution.
+func (r *results) resolutionSizes() []string {
+	var out []string
+	for _, name := range r.perf.names("PerfResolution/WindowsMixResolved/") {
+		out = append(out, strings.TrimPrefix(name, "PerfResolution/WindowsMixResolved/"))
+	}
+	return out
+}
+
+// resolutionTargets are the targets of image resolution: PreEnqueue's cost
+// with a warm cache, and the whole scheduler's throughput with resolution
+// on, against the tag rules alone and beside a slow registry.
+func (r *results) resolutionTargets() []target {
+	var ts []target
+	if ns, ok := r.plugins.median(preEnqueueTarget, "ns/op"); ok {
+		ts = append(ts, target{"plugin level: PreEnqueue with a warm resolution cache, pod with one image (ns/op)",
+			fmt.Sprintf("< %d", targetPreEnqueueNs), fmt.Sprintf("%.0f", ns), ns < targetPreEnqueueNs})
+	}
+	worst, found := 0.0, false
+	for _, name := range r.plugins.names("PreEnqueue/") {
+		for _, v := range r.plugins[name]["allocs/op"] {
+			worst, found = max(worst, v), true
+		}
+	}
+	if found {
+		ts = append(ts, target{"plugin level: PreEnqueue allocations per pod (worst case)",
+			fmt.Sprint(targetPreEnqueueAllocs), fmt.Sprint(worst), worst <= targetPreEnqueueAllocs})
+	}
+	for _, size := range r.resolutionSizes() {
+		resolved := "PerfResolution/WindowsMixResolved/" + size
+		if x, ok := r.perf.ratio(resolved, "PerfResolution/WindowsMixTags/"+size, throughput); ok {
+			ts = append(ts, target{fmt.Sprintf("whole scheduler, %s: throughput with image resolution (warm cache) / tag rules alone", size),
+				fmt.Sprintf("≥ %.2fx", targetResolvedVsTags), fmt.Sprintf("%.2fx", x), x >= targetResolvedVsTags})
+		}
+		if x, ok := r.perf.ratio("PerfResolution/WindowsMixSlowRegistry/"+size, resolved, throughput); ok {
+			ts = append(ts, target{fmt.Sprintf("whole scheduler, %s: throughput of pods with known images beside a 200 ms registry and 10%% new images / a fast registry", size),
+				fmt.Sprintf("≥ %.2fx", targetSlowVsResolved), fmt.Sprintf("%.2fx", x), x >= targetSlowVsResolved})
+		}
 	}
 	return ts
 }

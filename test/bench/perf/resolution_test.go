@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
@@ -77,33 +78,56 @@ func asOracleSees(pod *v1.Pod) *v1.Pod {
 	return out
 }
 
-// BenchmarkPerfResolution is the whole scheduler with image resolution on
-// and a warm cache, against the same cluster and pod mix placed by the tag
-// rules alone, in one run: WindowsMixTags is WindowsMix's windows-aware
-// workload (shipped configuration, tagged public images);
-// WindowsMixResolved runs the shipped configuration plus imageResolution
-// (scope Undeclared) over pods whose private images name no build and
-// whose OS the pods do not declare, served by a registry in this process.
-// The init pods resolve the six images (each held in PreEnqueue until its
-// image is known); the measured pods find them all in the cache. The
-// oracle checks every placement, as in BenchmarkPerfScheduling.
+// BenchmarkPerfResolution is the whole scheduler with image resolution on,
+// against the same cluster and pod mix placed by the tag rules alone, in
+// one run:
+//
+//   - WindowsMixTags is WindowsMix's windows-aware workload (shipped
+//     configuration, tagged public images);
+//   - WindowsMixResolved runs the shipped configuration plus
+//     imageResolution (scope Undeclared) over pods whose private images
+//     name no build and whose OS the pods do not declare, served by a
+//     registry in this process. The init pods resolve the six images (each
+//     held in PreEnqueue until its image is known); the measured pods find
+//     them all in the cache;
+//   - WindowsMixSlowRegistry is WindowsMixResolved against a registry that
+//     answers every request in 200 ms, with a tenth of all pods using an
+//     image no pod used before (pod-new-image.yaml, one image each). Those
+//     are created just before the measured pods, in a namespace of their
+//     own, and resolve while the measured pods (known images) are
+//     scheduled: its throughput over WindowsMixResolved's shows whether
+//     pods with known images wait for the registry. A barrier then waits
+//     for the new-image pods, whose placements are checked with the rest.
+//
+// The oracle checks every placement, as in BenchmarkPerfScheduling.
 func BenchmarkPerfResolution(b *testing.B) {
-	reg := registrytest.New(b)
+	fast, slow := registrytest.New(b), registrytest.New(b)
+	slow.AddFault(registrytest.Fault{Times: -1, Delay: slowRegistryDelay})
 	windowsImage := func(osVersion string) any { return registrytest.WindowsImage(b, osVersion) }
 	oracleImages = map[string]string{}
-	for repo, same := range sameNeeds {
-		oracleImages[reg.Ref(repo)] = same
-	}
-	for repo, img := range map[string]any{
+	images := map[string]any{
 		"contoso/web:1":       registrytest.Image(b, registrytest.Docker, "linux", "amd64", ""),
 		"contoso/iis:1":       windowsImage(osVersion2019),
 		"contoso/api:1":       windowsImage(osVersion2022),
 		"contoso/server:1":    windowsImage(osVersion2025),
 		"contoso/init:1":      windowsImage(osVersion2022),
 		"contoso/framework:1": windowsImage(osVersion2025),
-	} {
-		reg.Push(b, repo, img)
 	}
+	for _, reg := range []*registrytest.Server{fast, slow} {
+		for repo, img := range images {
+			reg.Push(b, repo, img)
+			oracleImages[reg.Ref(repo)] = sameNeeds[repo]
+		}
+	}
+	// One image per new-image pod of the largest workload, all built on
+	// 2022; pushing bypasses the delay.
+	newImage := windowsImage(osVersion2022)
+	for i := range maxNewImagePods {
+		repo := fmt.Sprintf("contoso/new-%d:1", i)
+		slow.Push(b, repo, newImage)
+		oracleImages[slow.Ref(repo)] = newImageNeeds
+	}
+
 	dir := b.TempDir()
 	shippedConfig, err := filepath.Abs("../../../manifests/scheduler-config.yaml")
 	if err != nil {
@@ -113,14 +137,27 @@ func BenchmarkPerfResolution(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	// The registry is plain HTTP on loopback: allowlisted for both.
+	// The registries are plain HTTP on loopback: allowlisted for both.
+	// Against the slow one, more images resolve at once (an admin whose
+	// registry is far away raises the limits) and pods wait longer for
+	// theirs.
 	resolvingConfig := filepath.Join(dir, "scheduler-config-resolution.yaml")
 	block := fmt.Sprintf(`          imageResolution:
             scope: Undeclared
             registries: [{host: %q, insecure: true, allowPrivate: true}]
             gateTimeout: 10s
-`, reg.Host())
+`, fast.Host())
 	if err := os.WriteFile(resolvingConfig, append(shipped, block...), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	slowConfig := filepath.Join(dir, "scheduler-config-slow-registry.yaml")
+	block = fmt.Sprintf(`          imageResolution:
+            scope: Undeclared
+            registries: [{host: %q, insecure: true, allowPrivate: true}]
+            gateTimeout: 5m
+            concurrency: {workers: 16, perRegistry: 16}
+`, slow.Host())
+	if err := os.WriteFile(slowConfig, append(shipped, block...), 0o600); err != nil {
 		b.Fatal(err)
 	}
 	templates, err := filepath.Abs("templates")
@@ -128,7 +165,8 @@ func BenchmarkPerfResolution(b *testing.B) {
 		b.Fatal(err)
 	}
 	perfConfig := filepath.Join(dir, "performance-config-resolution.yaml")
-	if err := os.WriteFile(perfConfig, []byte(resolutionWorkloads(shippedConfig, resolvingConfig, templates, reg.Host())), 0o600); err != nil {
+	workloads := resolutionWorkloads(shippedConfig, resolvingConfig, slowConfig, templates, fast.Host(), slow.Host())
+	if err := os.WriteFile(perfConfig, []byte(workloads), 0o600); err != nil {
 		b.Fatal(err)
 	}
 
@@ -142,11 +180,23 @@ func BenchmarkPerfResolution(b *testing.B) {
 	}
 }
 
+const (
+	// slowRegistryDelay is how long the slow registry takes to answer.
+	slowRegistryDelay = 200 * time.Millisecond
+	// maxNewImagePods is newPods of the largest workload: a tenth of its
+	// 1,000 + 10,000 + 1,111 pods.
+	maxNewImagePods = 1111
+	// newImageNeeds is a public image that needs what every new image
+	// needs: a 2022 build.
+	newImageNeeds = "mcr.microsoft.com/windows/servercore:ltsc2022"
+)
+
 // resolutionWorkloads is the scheduler_perf configuration of
 // BenchmarkPerfResolution, at the sizes and labels of
 // performance-config.yaml.
-func resolutionWorkloads(shippedConfig, resolvingConfig, templates, registryHost string) string {
-	testCase := func(name, schedulerConfig, podTemplate string) string {
+func resolutionWorkloads(shippedConfig, resolvingConfig, slowConfig, templates, fastHost, slowHost string) string {
+	nodes, mix, newImage := filepath.Join(templates, "node-mixed.yaml"), filepath.Join(templates, "pod-resolution.yaml"), filepath.Join(templates, "pod-new-image.yaml")
+	header := func(name, schedulerConfig string) string {
 		return fmt.Sprintf(`- name: %s
   schedulerConfigPath: %q
   metricsCollectorConfig:
@@ -159,31 +209,49 @@ func resolutionWorkloads(shippedConfig, resolvingConfig, templates, registryHost
   - opcode: createNodes
     countParam: $initNodes
     nodeTemplatePath: %q
-  - opcode: createPods
-    countParam: $initPods
+`, name, schedulerConfig, nodes)
+	}
+	createPods := func(count, template, registry, extra string) string {
+		return fmt.Sprintf(`  - opcode: createPods
+    countParam: %s
     podTemplatePath: %q
     templateParams: {variant: windows-aware, registry: %q}
-  - opcode: createPods
-    countParam: $measurePods
-    podTemplatePath: %q
-    templateParams: {variant: windows-aware, registry: %q}
-    collectMetrics: true
-  workloads:
+%s`, count, template, registry, extra)
+	}
+	// sizes are the workloads of every case; newPods only where used
+	// (scheduler_perf refuses a parameter a workload does not use).
+	sizes := func(withNew bool) string {
+		newPods := func(n int) string {
+			if !withNew {
+				return ""
+			}
+			return fmt.Sprintf(", newPods: %d", n)
+		}
+		return fmt.Sprintf(`  workloads:
   - name: 5000Nodes_10000Pods
     labels: [performance]
-    params: {initNodes: 5000, initPods: 1000, measurePods: 10000}
+    params: {initNodes: 5000, initPods: 1000, measurePods: 10000%s}
   - name: 5000Nodes_2000Pods
     labels: [ci]
-    params: {initNodes: 5000, initPods: 200, measurePods: 2000}
+    params: {initNodes: 5000, initPods: 200, measurePods: 2000%s}
   - name: 500Nodes_1000Pods
     labels: [smoke]
-    params: {initNodes: 500, initPods: 100, measurePods: 1000}
-`, name, schedulerConfig, filepath.Join(templates, "node-mixed.yaml"),
-			podTemplate, registryHost, podTemplate, registryHost)
+    params: {initNodes: 500, initPods: 100, measurePods: 1000%s}
+`, newPods(maxNewImagePods), newPods(222), newPods(111))
 	}
+	const measured = "    collectMetrics: true\n"
 	return "# Generated by BenchmarkPerfResolution.\n" +
-		testCase("WindowsMixTags", shippedConfig, filepath.Join(templates, "pod-mixed.yaml")) +
-		testCase("WindowsMixResolved", resolvingConfig, filepath.Join(templates, "pod-resolution.yaml"))
+		header("WindowsMixTags", shippedConfig) +
+		createPods("$initPods", filepath.Join(templates, "pod-mixed.yaml"), fastHost, "") +
+		createPods("$measurePods", filepath.Join(templates, "pod-mixed.yaml"), fastHost, measured) + sizes(false) +
+		header("WindowsMixResolved", resolvingConfig) +
+		createPods("$initPods", mix, fastHost, "") +
+		createPods("$measurePods", mix, fastHost, measured) + sizes(false) +
+		header("WindowsMixSlowRegistry", slowConfig) +
+		createPods("$initPods", mix, slowHost, "") +
+		createPods("$newPods", newImage, slowHost, "    skipWaitToCompletion: true\n") +
+		createPods("$measurePods", mix, slowHost, measured) +
+		"  - opcode: barrier\n" + sizes(true)
 }
 
 // TestResolutionTemplateMatchesMix: each pod of pod-resolution.yaml, its
@@ -210,6 +278,40 @@ func TestResolutionTemplateMatchesMix(t *testing.T) {
 			want, err2 := oracle.Check(&public, node)
 			if err1 != nil || err2 != nil || got != want {
 				t.Errorf("pod %d (%s) on node %d: %v %v, want %v %v", i, public.Labels[synthetic.LabelKind], n, got, err1, want, err2)
+			}
+		}
+	}
+}
+
+// TestNewImageTemplate: each pod of pod-new-image.yaml has an image of its
+// own, which the registry lists as built on 2022, so it may run on exactly
+// the nodes a Windows 2022 pod of the mix may run on.
+func TestNewImageTemplate(t *testing.T) {
+	const registryHost = "127.0.0.1:5000"
+	saved := oracleImages
+	t.Cleanup(func() { oracleImages = saved })
+	oracleImages = map[string]string{}
+	seen := map[string]bool{}
+	for i := range 20 {
+		var pod v1.Pod
+		render(t, "templates/pod-new-image.yaml", map[string]any{"Index": i, "Count": 20, "registry": registryHost}, &pod)
+		image := pod.Spec.Containers[0].Image
+		if seen[image] {
+			t.Fatalf("pod %d: image %s used by an earlier pod", i, image)
+		}
+		seen[image] = true
+		oracleImages[image] = newImageNeeds
+		var public v1.Pod
+		render(t, "templates/pod-mixed.yaml", map[string]any{"Index": 3, "Count": 20, "variant": "windows-aware"}, &public)
+		if kind := public.Labels[synthetic.LabelKind]; kind != "win2022" || pod.Labels[synthetic.LabelKind] != kind {
+			t.Fatalf("pod %d: kind %q, the mix's win2022 pod has %q", i, pod.Labels[synthetic.LabelKind], kind)
+		}
+		for n := range 10 {
+			node := synthetic.Node(n)
+			got, err1 := oracle.Check(asOracleSees(&pod), node)
+			want, err2 := oracle.Check(&public, node)
+			if err1 != nil || err2 != nil || got != want {
+				t.Errorf("pod %d on node %d: %v %v, want %v %v", i, n, got, err1, want, err2)
 			}
 		}
 	}
