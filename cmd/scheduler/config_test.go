@@ -190,6 +190,13 @@ func TestShippedConfigs(t *testing.T) {
 			if !contains(names(&wa.PreFilter), "WindowsAware") {
 				t.Errorf("windows-aware prefilters %v lack WindowsAware", names(&wa.PreFilter))
 			}
+			// WindowsAware's PostFilter only reports; the stock PostFilters
+			// (preemption) run first, so that a pod they place is never
+			// reported.
+			if postFilters := names(&wa.PostFilter); len(postFilters) < 2 || postFilters[len(postFilters)-1] != "WindowsAware" ||
+				!contains(postFilters, "DefaultPreemption") {
+				t.Errorf("windows-aware postFilters = %v, want DefaultPreemption and then WindowsAware last", postFilters)
+			}
 			if w := weight(&wa.Score, "WindowsAware"); w != 5 {
 				t.Errorf("WindowsAware score weight = %d, want 5", w)
 			}

@@ -71,6 +71,17 @@ var (
 			StabilityLevel: metrics.ALPHA,
 		},
 	)
+	// AutoscalerBlindPods counts the pods PostFilter found invisible to
+	// cluster autoscalers: unschedulable while a node their own node
+	// selector and tolerations admit was rejected for its OS or build.
+	AutoscalerBlindPods = metrics.NewCounter(
+		&metrics.CounterOpts{
+			Subsystem:      MetricsSubsystem,
+			Name:           "autoscaler_blind_pods_total",
+			Help:           "Pods left unschedulable while a node their own node selector and tolerations admit was rejected for its OS or Windows build, so that cluster autoscalers misjudge where they fit; each pod counts once.",
+			StabilityLevel: metrics.ALPHA,
+		},
+	)
 )
 
 var registerMetrics sync.Once
@@ -80,7 +91,7 @@ var registerMetrics sync.Once
 // do nothing.
 func Register() {
 	registerMetrics.Do(func() {
-		legacyregistry.MustRegister(PodDecisions, PodConflicts, NodesNamed)
+		legacyregistry.MustRegister(PodDecisions, PodConflicts, NodesNamed, AutoscalerBlindPods)
 		resolveMetrics()
 	})
 }

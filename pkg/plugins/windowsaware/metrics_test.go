@@ -172,7 +172,7 @@ func TestMetricsExposition(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, name := range []string{"windows_aware_pod_decisions_total", "windows_aware_pod_conflicts_total", "windows_aware_prefilter_nodes_named"} {
+	for _, name := range []string{"windows_aware_pod_decisions_total", "windows_aware_pod_conflicts_total", "windows_aware_prefilter_nodes_named", "windows_aware_autoscaler_blind_pods_total"} {
 		if !found[name] {
 			t.Errorf("%s is not registered", name)
 		}

@@ -21,7 +21,10 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/utils/lru"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/apis/config/validation"
@@ -43,12 +46,21 @@ type WindowsAware struct {
 	// classesSynced reports whether the class table's informer handler
 	// has been handed every node listed at start.
 	classesSynced func() bool
+	// handle is the scheduler's; nil in tools and some tests.
+	handle fwk.Handle
+	// blindReported holds the UIDs of the pods PostFilter reported as
+	// invisible to autoscalers, so that each gets one Event.
+	blindReported *lru.Cache
+	// taintComparisonOperators follows the feature gate of that name, for
+	// PostFilter's view of taints as upstream TaintToleration has it.
+	taintComparisonOperators bool
 }
 
 var (
 	_ fwk.PreEnqueuePlugin  = &WindowsAware{}
 	_ fwk.PreFilterPlugin   = &WindowsAware{}
 	_ fwk.FilterPlugin      = &WindowsAware{}
+	_ fwk.PostFilterPlugin  = &WindowsAware{}
 	_ fwk.PreScorePlugin    = &WindowsAware{}
 	_ fwk.ScorePlugin       = &WindowsAware{}
 	_ fwk.EnqueueExtensions = &WindowsAware{}
@@ -70,6 +82,8 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		return nil, err
 	}
 	Register()
+	pl.handle = h
+	pl.taintComparisonOperators = feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate).EnableTaintTolerationComparisonOperators
 	if pl.resolution, err = newResolution(ctx, &pl.args.ImageResolution, h); err != nil {
 		return nil, err
 	}
@@ -108,7 +122,8 @@ func newWindowsAware(args *config.WindowsAwareArgs) (*WindowsAware, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compatibilityMode: %w", err)
 	}
-	return &WindowsAware{args: *args, images: newImageCache(catalog), mode: mode, classes: newNodeClasses()}, nil
+	return &WindowsAware{args: *args, images: newImageCache(catalog), mode: mode, classes: newNodeClasses(),
+		blindReported: lru.New(maxBlindReported)}, nil
 }
 
 // decodeArgs accepts the internal args the scheduler's configuration
