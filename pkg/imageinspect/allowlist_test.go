@@ -34,7 +34,7 @@ func TestAllowlisted(t *testing.T) {
 		{name: "Docker Hub is docker.io", registries: []Registry{{Host: "docker.io"}}, ref: "nginx", want: true},
 		{name: "any registry", registries: []Registry{{Host: "*"}}, ref: "ghcr.io/acme/app:1", want: true},
 		{name: "not listed", registries: registries, ref: "ghcr.io/acme/app:1"},
-		{name: "does not parse", registries: []Registry{{Host: "*"}}, ref: "UPPER/case:x"},
+		{name: "does not parse", registries: []Registry{{Host: "*"}}, ref: "acme/App:1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
