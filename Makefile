@@ -52,7 +52,8 @@ FUZZ_TARGETS := ./pkg/windows:FuzzImageOf ./pkg/windows:FuzzParseKernelVersion \
                 ./pkg/apis/config/scheme:FuzzDecodeWindowsAwareArgs \
                 ./pkg/imageinspect:FuzzParseRef ./pkg/imageinspect:FuzzKindOf \
                 ./pkg/imageinspect:FuzzParseRetryAfter ./internal/manifest:FuzzDecode \
-                ./pkg/plugins/windowsaware:FuzzDecide ./pkg/explain:FuzzReadManifests
+                ./pkg/plugins/windowsaware:FuzzDecide ./pkg/explain:FuzzReadManifests \
+                ./pkg/publish:FuzzPublish ./pkg/publish:FuzzParseRecord
 FUZZ         ?=
 fuzz_selected = $(if $(FUZZ),$(filter $(addprefix %:,$(FUZZ)),$(FUZZ_TARGETS)),$(FUZZ_TARGETS))
 
