@@ -19,13 +19,11 @@ package explain
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
 	"github.com/windows-aware/windows-aware/pkg/windows"
@@ -42,8 +40,7 @@ type Explainer struct {
 	// Profile is the profile's schedulerName.
 	Profile string
 	// Releases are the Windows releases the profile knows (the built-in
-	// ones and the args' extraReleases): the host builds a template is
-	// tried on, and the names they are shown with.
+	// ones and the args' extraReleases): the names builds are shown with.
 	Releases []windows.Release
 	// RuntimeClass finds the RuntimeClasses templates name; nil finds none.
 	RuntimeClass RuntimeClassLookup
@@ -75,6 +72,9 @@ func (e *Explainer) explain(ctx context.Context, t Template, groups []nodeGroup)
 		tr.SchedulerName = v1.DefaultSchedulerName // as the API server defaults it
 	}
 	tr.PlacedByProfile = tr.SchedulerName == e.Profile
+	if t.Admitted {
+		tr.Published = publishedOf(pod)
+	}
 
 	var rc *nodev1.RuntimeClass
 	if name := pod.Spec.RuntimeClassName; name != nil && *name != "" {
@@ -166,45 +166,17 @@ func imageReport(img windowsaware.ImageDecision) ImageReport {
 	return r
 }
 
-// hostBuilds tries the decision on a Windows host of every release the
-// profile knows, with the plugin's own fit rule.
+// hostBuilds names the Windows builds whose hosts run the decision, by the
+// plugin's own answer.
 func (e *Explainer) hostBuilds(d *windowsaware.Decision) (builds []string, anyBuild bool) {
-	all := releaseBuilds(e.Releases)
-	for _, b := range all {
-		node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "probe-" + b, Labels: map[string]string{
-			v1.LabelOSStable:               windows.OSWindows,
-			windowsaware.LabelWindowsBuild: b,
-		}}}
-		if fits, _ := e.Plugin.FitNode(d, node); fits {
-			builds = append(builds, b)
-		}
-	}
-	if len(builds) == len(all) {
+	hosts, every := e.Plugin.HostBuilds(d)
+	if every {
 		return nil, true
 	}
+	for _, b := range hosts {
+		builds = append(builds, b.String())
+	}
 	return builds, false
-}
-
-// releaseBuilds lists the builds of the releases, oldest first.
-func releaseBuilds(releases []windows.Release) []string {
-	seen := map[windows.Build]bool{}
-	for _, r := range releases {
-		seen[r.Build] = true
-	}
-	builds := slices.SortedFunc(maps.Keys(seen), func(a, b windows.Build) int {
-		if a.Major != b.Major {
-			return int(a.Major) - int(b.Major)
-		}
-		if a.Minor != b.Minor {
-			return int(a.Minor) - int(b.Minor)
-		}
-		return int(a.Number) - int(b.Number)
-	})
-	out := make([]string, len(builds))
-	for i, b := range builds {
-		out[i] = b.String()
-	}
-	return out
 }
 
 // ReleaseName names a build by the release token that stands for it

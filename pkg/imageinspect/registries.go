@@ -242,3 +242,19 @@ func (p *egressPolicy) allowsPrivate(hostport string) bool {
 func (p *egressPolicy) allowsPlainHTTP(hostport string) bool {
 	return p.hostAllows(hostport, func(r *registryPolicy) bool { return r.Insecure })
 }
+
+// Allowlisted reports whether the registry of image reference ref is one
+// of registries, by the patterns the resolver matches: whether a resolver
+// of these registries would ask about the image at all. A reference that
+// does not parse is not.
+func Allowlisted(registries []Registry, ref string) bool {
+	ir, err := parseRef(ref)
+	if err != nil {
+		return false
+	}
+	p := &egressPolicy{}
+	for i := range registries {
+		p.registries = append(p.registries, &registryPolicy{Registry: registries[i]})
+	}
+	return p.registryFor(ir.host) != nil
+}

@@ -34,6 +34,18 @@ func (b Build) String() string {
 		strconv.FormatUint(uint64(b.Number), 10)
 }
 
+// Compare orders builds: negative when b is older than o, zero when equal,
+// positive when newer.
+func (b Build) Compare(o Build) int {
+	switch {
+	case newer(b, o):
+		return 1
+	case newer(o, b):
+		return -1
+	}
+	return 0
+}
+
 // Version is a Build with the revision (update level) a kernel version or a
 // 10.0.<build>.<revision> tag carries. Revision is meaningful only when
 // HasRevision is set.

@@ -87,3 +87,17 @@ func (pl *WindowsAware) FitNode(d *Decision, node *v1.Node) (fits bool, reason s
 	}
 	return true, ""
 }
+
+// HostBuilds lists, oldest first, the Windows host builds that run a pod
+// of this decision under the configured compatibility rule: the builds of
+// the release table (with extraReleases) and those the pod's images name.
+// every is set when every one of them does, as for a pod that needs no
+// particular build. It is the one answer to "which builds may this pod
+// land on", for explain and for what publish mode writes into pods. A
+// decision with a conflict runs on none.
+func (pl *WindowsAware) HostBuilds(d *Decision) (builds []windows.Build, every bool) {
+	if d.r == nil {
+		return nil, false
+	}
+	return pl.mode.HostBuilds(&d.r.need, pl.images.catalog)
+}

@@ -199,3 +199,43 @@ func (r *requirements) osOf(node *v1.Node) string {
 	}
 	return nodeOS(node)
 }
+
+// OSTaintSpellings are the values OS taints are written with, besides any
+// other case the implicit toleration also accepts: the OS as the
+// kubernetes.io/os label spells it (kubeadm, AKS, EKS), and capitalised
+// (OpenShift's Windows Machine Config Operator writes os=Windows).
+func OSTaintSpellings(os string) []string {
+	lower := strings.ToLower(os)
+	if lower == "" {
+		return nil
+	}
+	title := strings.ToUpper(lower[:1]) + lower[1:]
+	if title == lower {
+		return []string{lower}
+	}
+	return []string{lower, title}
+}
+
+// OSTolerations spells out, as tolerations in the pod's own terms, the OS
+// taints a pod of this decision tolerates implicitly: one per configured
+// key, effect and spelling of the OS. They tolerate no more than the
+// implicit toleration does (an Equal toleration matches one spelling), so
+// that writing them into a pod lets other components (autoscalers, the
+// stock scheduler) see what OSTaintToleration allows, and nothing more.
+// Nil when the decision matched the pod to no OS or osTaints.tolerate is
+// off.
+func (pl *WindowsAware) OSTolerations(d *Decision) []v1.Toleration {
+	if d.r == nil || d.r.osToleration == nil {
+		return nil
+	}
+	o := d.r.osToleration
+	var out []v1.Toleration
+	for _, key := range o.taints.Keys {
+		for _, effect := range o.taints.Effects {
+			for _, value := range OSTaintSpellings(o.os) {
+				out = append(out, v1.Toleration{Key: key, Operator: v1.TolerationOpEqual, Value: value, Effect: effect})
+			}
+		}
+	}
+	return out
+}

@@ -113,8 +113,12 @@ func newResolution(ctx context.Context, args *config.ImageResolution, h fwk.Hand
 
 // inScope reports whether the images of a pod whose OS is os (as the pod
 // or its tags declare it, "" when undeclared) are resolved.
-func (res *resolution) inScope(os string) bool {
-	switch res.args.Scope {
+func (res *resolution) inScope(os string) bool { return scopeCovers(res.args.Scope, os) }
+
+// scopeCovers reports whether scope resolves the images of a pod whose
+// declared OS is os.
+func scopeCovers(scope, os string) bool {
+	switch scope {
 	case config.ResolutionWindows:
 		return os == windows.OSWindows
 	case config.ResolutionUndeclared:
@@ -151,6 +155,30 @@ func (pl *WindowsAware) declaredOS(pod *v1.Pod) string {
 func (pl *WindowsAware) wantsRegistry(ref string) bool {
 	img, err := pl.images.imageOf(ref)
 	return err == nil && img.Version.IsZero()
+}
+
+// WaitsForRegistry reports whether the plugin's args make it hold the pod
+// at PreEnqueue until a registry tells the platforms of one of its images,
+// and names that image: resolution is on and holds pods (gateTimeout > 0),
+// the pod's declared OS is in scope, and an image's tag names no build and
+// its registry is allowlisted. It reads the args alone, never the
+// resolver's cache, so it answers alike in the scheduler and in tools that
+// start no resolver, such as the admission webhook, which gates such pods
+// at creation.
+func (pl *WindowsAware) WaitsForRegistry(pod *v1.Pod) (image string, waits bool) {
+	args := &pl.args.ImageResolution
+	if !imageinspect.Enabled(args) || args.GateTimeout.Duration == 0 || !scopeCovers(args.Scope, pl.declaredOS(pod)) {
+		return "", false
+	}
+	registries := imageinspect.ConfigFromArgs(args, nil).Registries
+	forEachImage(pod, func(ref string) bool {
+		if pl.wantsRegistry(ref) && imageinspect.Allowlisted(registries, ref) {
+			image = ref
+			return false
+		}
+		return true
+	})
+	return image, image != ""
 }
 
 // PreEnqueue holds a pod while an image it needs is being resolved, at

@@ -1,0 +1,170 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package windowsaware
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	v1helper "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/klog/v2"
+
+	"github.com/windows-aware/windows-aware/pkg/apis/config"
+)
+
+// The answers that publish mode writes into pods: the host builds, the OS
+// tolerations and whether the pod waits for a registry.
+
+func TestHostBuildsOfDecision(t *testing.T) {
+	pl, _ := newWindowsAware(defaultArgs())
+	tests := []struct {
+		name      string
+		pod       *v1.Pod
+		want      []string
+		wantEvery bool
+	}{
+		{name: "ltsc2019", pod: pod(img2019).Obj(), want: []string{"10.0.17763"}},
+		{name: "ltsc2022", pod: pod(img2022).Obj(), want: []string{"10.0.20348", "10.0.26100"}},
+		{name: "HostProcess: any build", pod: hostProcess(pod(img2019)), wantEvery: true},
+		{name: "Windows without a build: any build", pod: pod(imgNano).Obj(), wantEvery: true},
+		{name: "conflict: none", pod: pod(img2019, img2022).Obj()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := pl.Decide(tt.pod)
+			builds, every := pl.HostBuilds(&d)
+			var got []string
+			if !every {
+				for _, b := range builds {
+					got = append(got, b.String())
+				}
+			}
+			if !cmp.Equal(got, tt.want) || every != tt.wantEvery {
+				t.Errorf("HostBuilds = %v every=%v, want %v every=%v", got, every, tt.want, tt.wantEvery)
+			}
+		})
+	}
+}
+
+func TestOSTolerations(t *testing.T) {
+	tests := []struct {
+		name string
+		args *config.WindowsAwareArgs
+		pod  *v1.Pod
+		want []v1.Toleration
+	}{
+		{name: "windows pod, default keys", args: defaultArgs(), pod: pod(img2019).Obj(), want: []v1.Toleration{
+			{Key: "os", Operator: v1.TolerationOpEqual, Value: "windows", Effect: v1.TaintEffectNoSchedule},
+			{Key: "os", Operator: v1.TolerationOpEqual, Value: "Windows", Effect: v1.TaintEffectNoSchedule},
+			{Key: "node.kubernetes.io/os", Operator: v1.TolerationOpEqual, Value: "windows", Effect: v1.TaintEffectNoSchedule},
+			{Key: "node.kubernetes.io/os", Operator: v1.TolerationOpEqual, Value: "Windows", Effect: v1.TaintEffectNoSchedule},
+		}},
+		{name: "linux pod", args: defaultArgs(func(a *config.WindowsAwareArgs) { a.OSTaints.Keys = []string{"os"} }), pod: pod(imgLinux).Obj(), want: []v1.Toleration{
+			{Key: "os", Operator: v1.TolerationOpEqual, Value: "linux", Effect: v1.TaintEffectNoSchedule},
+			{Key: "os", Operator: v1.TolerationOpEqual, Value: "Linux", Effect: v1.TaintEffectNoSchedule},
+		}},
+		{name: "tolerate off", args: defaultArgs(func(a *config.WindowsAwareArgs) { a.OSTaints.Tolerate = false }), pod: pod(img2019).Obj()},
+		{name: "defaultOS any: no OS, no toleration", args: defaultArgs(func(a *config.WindowsAwareArgs) { a.DefaultOS = config.OSAny }), pod: pod(imgLinux).Obj()},
+		{name: "conflict: none", args: defaultArgs(), pod: pod(img2019, img2022).Obj()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pl, err := newWindowsAware(tt.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := pl.Decide(tt.pod)
+			got := pl.OSTolerations(&d)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("OSTolerations (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestOSTolerationsNoWiderThanImplicit: every taint the written
+// tolerations tolerate, the implicit toleration tolerates too, on a node
+// of the pod's OS; so writing them never lets a pod past a taint the
+// scheduler would hold it off with.
+func TestOSTolerationsNoWiderThanImplicit(t *testing.T) {
+	pl, _ := newWindowsAware(defaultArgs())
+	d := pl.Decide(pod(img2019).Obj())
+	written := pl.OSTolerations(&d)
+	for _, key := range []string{"os", "node.kubernetes.io/os", "sku", "example.com/gpu"} {
+		for _, value := range []string{"windows", "Windows", "WINDOWS", "linux", "true"} {
+			for _, effect := range []v1.TaintEffect{v1.TaintEffectNoSchedule, v1.TaintEffectNoExecute} {
+				taint := v1.Taint{Key: key, Value: value, Effect: effect}
+				node := windowsNode("n", "10.0.17763", "", taint)
+				repels, _ := pl.TaintsRepel(&d, &v1.Pod{}, node)
+				if v1helper.TolerationsTolerateTaint(klog.Background(), written, &taint, false) && repels {
+					t.Errorf("the written tolerations tolerate %v, which the scheduler holds the pod off", taint)
+				}
+			}
+		}
+	}
+}
+
+func TestWaitsForRegistry(t *testing.T) {
+	// A Windows image (its repository says so) whose tag names no build.
+	const imgServerCore = "mcr.microsoft.com/windows/servercore:latest"
+	resolving := func(scope string, gate time.Duration, hosts ...string) *config.WindowsAwareArgs {
+		return defaultArgs(func(a *config.WindowsAwareArgs) {
+			a.ImageResolution.Scope = scope
+			a.ImageResolution.GateTimeout = metav1.Duration{Duration: gate}
+			for _, h := range hosts {
+				a.ImageResolution.Registries = append(a.ImageResolution.Registries, config.RegistryHost{Host: h})
+			}
+		})
+	}
+	tests := []struct {
+		name      string
+		args      *config.WindowsAwareArgs
+		pod       *v1.Pod
+		wantImage string
+	}{
+		{name: "resolution off", args: defaultArgs(), pod: pod(imgNano).Obj()},
+		{name: "Windows image without a build, allowlisted", args: resolving(config.ResolutionWindows, 10*time.Second, "mcr.microsoft.com"),
+			pod: pod(imgLinux, imgServerCore).Obj(), wantImage: imgServerCore},
+		{name: "Windows pod by .spec.os.name", args: resolving(config.ResolutionWindows, 10*time.Second, "mcr.microsoft.com"),
+			pod: withOS(pod(imgWinNoTag), v1.Windows), wantImage: imgWinNoTag},
+		{name: "an image whose tag says nothing: not a Windows pod", args: resolving(config.ResolutionWindows, 10*time.Second, "mcr.microsoft.com"),
+			pod: pod(imgWinNoTag).Obj()},
+		{name: "the tag names the build", args: resolving(config.ResolutionWindows, 10*time.Second, "mcr.microsoft.com"), pod: pod(img2019).Obj()},
+		{name: "registry not allowlisted", args: resolving(config.ResolutionWindows, 10*time.Second, "ghcr.io"), pod: pod(imgWinNoTag).Obj()},
+		{name: "gateTimeout 0 never holds", args: resolving(config.ResolutionWindows, 0, "*"), pod: pod(imgWinNoTag).Obj()},
+		{name: "undeclared pod under scope Windows", args: resolving(config.ResolutionWindows, 10*time.Second, "*"), pod: pod("contoso.azurecr.io/web:1.4.2").Obj()},
+		{name: "undeclared pod under scope Undeclared", args: resolving(config.ResolutionUndeclared, 10*time.Second, "*.azurecr.io"),
+			pod: pod("contoso.azurecr.io/web:1.4.2").Obj(), wantImage: "contoso.azurecr.io/web:1.4.2"},
+		{name: "Linux pod under scope Undeclared", args: resolving(config.ResolutionUndeclared, 10*time.Second, "*"),
+			pod: withOS(pod("contoso.azurecr.io/web:1.4.2"), v1.Linux)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pl, err := NewOffline(tt.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			image, waits := pl.WaitsForRegistry(tt.pod)
+			if image != tt.wantImage || waits != (tt.wantImage != "") {
+				t.Errorf("WaitsForRegistry = %q, %v; want %q", image, waits, tt.wantImage)
+			}
+		})
+	}
+}

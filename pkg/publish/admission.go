@@ -1,0 +1,97 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package publish
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"gomodules.xyz/jsonpatch/v2"
+	admissionv1 "k8s.io/api/admission/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+)
+
+var podResource = metav1.GroupVersionResource{Version: "v1", Resource: "pods"}
+
+// Admit answers an admission request for a pod: allowed, always, with a
+// JSON patch of what Publish wrote when it wrote something. Only the
+// CREATE of a pod is looked at (constraints can be added to a pod only
+// while it is created, and its scheduling gates only then). A request it
+// cannot read is allowed unchanged, with OutcomeError: publishing is an aid,
+// never a reason to refuse a pod.
+func (p *Publisher) Admit(logger klog.Logger, req *admissionv1.AdmissionRequest) (resp *admissionv1.AdmissionResponse, outcome Outcome) {
+	resp = &admissionv1.AdmissionResponse{UID: req.UID, Allowed: true}
+	defer func() {
+		if r := recover(); r != nil {
+			logger.Error(fmt.Errorf("%v", r), "Publishing panicked; admitting the pod unchanged", "namespace", req.Namespace, "name", req.Name)
+			resp, outcome = &admissionv1.AdmissionResponse{UID: req.UID, Allowed: true}, OutcomeError
+		}
+	}()
+	if req.Operation != admissionv1.Create || req.Resource != podResource || req.SubResource != "" {
+		return resp, OutcomeSkipped
+	}
+	var pod v1.Pod
+	if err := json.Unmarshal(req.Object.Raw, &pod); err != nil {
+		logger.Error(err, "Cannot read the pod; admitting it unchanged", "namespace", req.Namespace, "name", req.Name)
+		return resp, OutcomeError
+	}
+	published := pod.DeepCopy()
+	rec, outcome := p.Publish(published)
+	if outcome != OutcomeStamped && outcome != OutcomeGated {
+		return resp, outcome
+	}
+	patch, err := createPatch(&pod, published)
+	if err != nil {
+		logger.Error(err, "Cannot write the patch; admitting the pod unchanged", "namespace", req.Namespace, "name", podName(&pod))
+		return resp, OutcomeError
+	}
+	resp.Patch = patch
+	resp.PatchType = ptr.To(admissionv1.PatchTypeJSONPatch)
+	logger.V(2).Info("Published the pod's constraints", "namespace", req.Namespace, "name", podName(&pod), "outcome", outcome, "record", rec.String())
+	return resp, outcome
+}
+
+// createPatch is the RFC 6902 patch from original to published. Both are
+// marshalled from the same type, so fields this build does not know of
+// (sent by a newer API server) are in neither and are never removed.
+func createPatch(original, published *v1.Pod) ([]byte, error) {
+	before, err := json.Marshal(original)
+	if err != nil {
+		return nil, err
+	}
+	after, err := json.Marshal(published)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := jsonpatch.CreatePatch(before, after)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(ops)
+}
+
+// podName names a pod in logs; one created with generateName has no name
+// yet.
+func podName(pod *v1.Pod) string {
+	if pod.Name != "" {
+		return pod.Name
+	}
+	return pod.GenerateName + "*"
+}

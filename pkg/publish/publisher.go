@@ -1,0 +1,161 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package publish
+
+import (
+	"fmt"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+	v1helper "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/klog/v2"
+
+	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+	"github.com/windows-aware/windows-aware/pkg/windows"
+)
+
+// GatePlatform is the scheduling gate a pod gets at creation when the
+// scheduler would wait for a registry to tell its images' platforms: it
+// keeps autoscalers from acting on the pod before its constraints are
+// known, until the registry's answer is written in and the gate removed.
+const GatePlatform = "windows-aware.x-k8s.io/platform"
+
+// preferredWeight is the weight of the preferred term for the exact build:
+// the most a preference can weigh, as the exact build is what the
+// profile's Score ranks first.
+const preferredWeight = 100
+
+// Outcome is what publishing did with a pod.
+type Outcome string
+
+const (
+	// OutcomeStamped: constraints were written.
+	OutcomeStamped Outcome = "stamped"
+	// OutcomeGated: the scheduling gate was added (and what the tags and
+	// .spec decide was written).
+	OutcomeGated Outcome = "gated"
+	// OutcomeConflict: the pod contradicts itself or the decision; nothing
+	// was written, and the scheduler reports the conflict.
+	OutcomeConflict Outcome = "conflict"
+	// OutcomeSkipped: out of scope, or nothing to add.
+	OutcomeSkipped Outcome = "skipped"
+	// OutcomeError: the webhook could not read the request; the pod was
+	// admitted unchanged.
+	OutcomeError Outcome = "error"
+)
+
+// Publisher writes the windows-aware profile's constraints into pods.
+type Publisher struct {
+	profile string
+	plugin  *windowsaware.WindowsAware
+}
+
+// New returns a Publisher for the profile named profile (its
+// schedulerName) with the WindowsAware args of that profile. The plugin it
+// decides with starts no image resolver: at creation no registry has been
+// asked, and the pods that would wait for one are gated instead.
+func New(profile string, args *config.WindowsAwareArgs) (*Publisher, error) {
+	pl, err := windowsaware.NewOffline(args)
+	if err != nil {
+		return nil, fmt.Errorf("profile %q: %w", profile, err)
+	}
+	return &Publisher{profile: profile, plugin: pl}, nil
+}
+
+// Profile is the schedulerName of the pods the publisher changes.
+func (p *Publisher) Profile() string { return p.profile }
+
+// Publish writes into pod, in place, what the profile decides about it,
+// only adding, and returns what it wrote and the outcome. Pass a copy of a
+// pod read from an informer. Nothing is written to a pod out of scope
+// (another scheduler's, bound, mirror, DaemonSet, opted out) or whose own
+// constraints contradict the decision.
+func (p *Publisher) Publish(pod *v1.Pod) (Record, Outcome) {
+	if p.skipReason(pod) != "" {
+		return Record{}, OutcomeSkipped
+	}
+	d := p.plugin.Decide(pod)
+	if d.Conflict != "" {
+		return Record{}, OutcomeConflict
+	}
+	rec := Record{Source: string(d.OSSource)}
+	gatedOn, waits := p.plugin.WaitsForRegistry(pod)
+	if d.OS != "" && (!waits || declared(d.OSSource)) {
+		p.writeOS(pod, &d, &rec)
+	}
+	if waits && !slices.ContainsFunc(pod.Spec.SchedulingGates, func(g v1.PodSchedulingGate) bool { return g.Name == GatePlatform }) {
+		pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, v1.PodSchedulingGate{Name: GatePlatform})
+		rec.GatedOn = gatedOn
+	}
+	if rec.Empty() {
+		return Record{}, OutcomeSkipped
+	}
+	if pod.Annotations == nil {
+		pod.Annotations = map[string]string{}
+	}
+	pod.Annotations[AnnotationPublished] = rec.String()
+	if rec.GatedOn != "" {
+		return rec, OutcomeGated
+	}
+	return rec, OutcomeStamped
+}
+
+// declared reports whether an OS of this source stands whatever a
+// registry later tells: the pod's .spec, an image's tag, HostProcess. An
+// OS from the default or a selector may yet be overruled by a registry.
+func declared(s windowsaware.Source) bool {
+	return s == windowsaware.SourceSpec || s == windowsaware.SourceTag || s == windowsaware.SourceHostProcess
+}
+
+// writeOS writes the decision's OS: its node selector and the tolerations
+// of its taints, and, for a Windows pod with images of known builds (not
+// HostProcess, which runs on any build), the builds.
+func (p *Publisher) writeOS(pod *v1.Pod, d *windowsaware.Decision, rec *Record) {
+	if _, set := pod.Spec.NodeSelector[v1.LabelOSStable]; !set {
+		if pod.Spec.NodeSelector == nil {
+			pod.Spec.NodeSelector = map[string]string{}
+		}
+		pod.Spec.NodeSelector[v1.LabelOSStable] = d.OS
+		rec.OS = d.OS
+	}
+	for _, t := range p.plugin.OSTolerations(d) {
+		taint := v1.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect}
+		if v1helper.TolerationsTolerateTaint(klog.Background(), pod.Spec.Tolerations, &taint, false) {
+			continue
+		}
+		pod.Spec.Tolerations = append(pod.Spec.Tolerations, t)
+		rec.Tolerations = append(rec.Tolerations, fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect))
+	}
+	if d.OS != windows.OSWindows || d.HostProcess {
+		return
+	}
+	hosts, every := p.plugin.HostBuilds(d)
+	if every || len(hosts) == 0 {
+		return
+	}
+	builds := make([]string, len(hosts))
+	for i, b := range hosts {
+		builds[i] = b.String()
+	}
+	if requireBuilds(pod, builds) {
+		rec.Builds = builds
+	}
+	if len(builds) > 1 && !d.Target.IsZero() && preferBuild(pod, d.Target.Build.String()) {
+		rec.Preferred = d.Target.Build.String()
+	}
+}

@@ -1,0 +1,65 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package publish
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/klog/v2"
+)
+
+// maxReviewBytes bounds an AdmissionReview's body: the API server caps
+// objects at 3 MiB, and a review carries one pod.
+const maxReviewBytes = 8 << 20
+
+// Handler serves AdmissionReview v1 requests by Admit, counting each in
+// Admissions. A body that is not a review gets 400: the API server sent
+// something else than a review, and failurePolicy decides.
+func (p *Publisher) Handler(logger klog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.Error(w, "POST an AdmissionReview", http.StatusMethodNotAllowed)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxReviewBytes+1))
+		if err != nil || len(body) > maxReviewBytes {
+			Admissions.WithLabelValues(string(OutcomeError)).Inc()
+			http.Error(w, "cannot read the request body", http.StatusBadRequest)
+			return
+		}
+		var review admissionv1.AdmissionReview
+		if err := json.Unmarshal(body, &review); err != nil || review.Request == nil {
+			Admissions.WithLabelValues(string(OutcomeError)).Inc()
+			http.Error(w, fmt.Sprintf("not an AdmissionReview with a request: %v", err), http.StatusBadRequest)
+			return
+		}
+		resp, outcome := p.Admit(logger, review.Request)
+		Admissions.WithLabelValues(string(outcome)).Inc()
+		out := admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp}
+		if out.APIVersion == "" {
+			out.APIVersion, out.Kind = admissionv1.SchemeGroupVersion.String(), "AdmissionReview"
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if err := json.NewEncoder(w).Encode(&out); err != nil {
+			logger.Error(err, "Writing the admission response")
+		}
+	})
+}

@@ -1,0 +1,57 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package windows
+
+import (
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Builds lists every build some token of the catalog names (the release
+// table, its servicing names and the administrator's extra releases),
+// oldest first: the host builds a cluster can be expected to run.
+func (c *Catalog) Builds() []Build {
+	return slices.SortedFunc(maps.Keys(c.builds), Build.Compare)
+}
+
+// HostBuilds lists, oldest first, the Windows host builds that run need,
+// by Fit: the catalog's builds, and the builds need's own images name (an
+// Insider image's build is in no release table, yet a host of that build
+// runs it). every is set when each of those builds runs need, as it does
+// when need constrains no build: then no list of builds says more than
+// "Windows".
+func (m Mode) HostBuilds(need *Need, c *Catalog) (builds []Build, every bool) {
+	candidates := maps.Clone(c.builds)
+	for _, platforms := range need.Images {
+		for _, p := range platforms {
+			if strings.EqualFold(p.OS, OSWindows) && !p.Version.IsZero() {
+				candidates[p.Version.Build] = true
+			}
+		}
+	}
+	every = true
+	for _, b := range slices.SortedFunc(maps.Keys(candidates), Build.Compare) {
+		host := Host{OS: OSWindows, Version: Version{Build: b}, State: BuildKnown}
+		if m.Fit(need, &host) == Fits {
+			builds = append(builds, b)
+		} else {
+			every = false
+		}
+	}
+	return builds, every
+}
