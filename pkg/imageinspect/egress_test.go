@@ -51,6 +51,7 @@ func TestParseRef(t *testing.T) {
 		{name: "upper case", ref: "Contoso/App:1", wantErr: true},
 		{name: "empty", ref: "", wantErr: true},
 		{name: "bad digest", ref: "app@sha256:abc", wantErr: true},
+		{name: "dotted first component that is no host", ref: "a_b.c/d", wantErr: true}, // found by FuzzParseRef
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

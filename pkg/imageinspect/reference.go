@@ -53,6 +53,12 @@ func parseRef(ref string) (imageRef, error) {
 		return imageRef{}, invalidf("reference does not parse: %v", err)
 	}
 	r := imageRef{name: named.Name(), host: reference.Domain(named), path: reference.Path(named)}
+	if r.host == "" {
+		// ParseNormalizedNamed leaves the domain empty for a first
+		// component that has a dot but is no valid host ("a_b.c/d"):
+		// no registry to ask.
+		return imageRef{}, invalidf("reference names no registry host")
+	}
 	if digested, ok := named.(reference.Digested); ok {
 		r.digest = digested.Digest().String()
 		r.key = r.name + "@" + r.digest
