@@ -25,7 +25,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -50,6 +49,8 @@ type options struct {
 	port          int
 	certFile      string
 	keyFile       string
+	selfTLS       selfManagedTLS
+	kubeconfig    string
 	shutdownDelay time.Duration
 	version       bool
 }
@@ -57,7 +58,7 @@ type options struct {
 func newCommand() *cobra.Command {
 	o := &options{}
 	cmd := &cobra.Command{
-		Use:   "admission --config FILE --tls-cert-file FILE --tls-private-key-file FILE",
+		Use:   "admission --config FILE (--tls-cert-file FILE --tls-private-key-file FILE | --tls-secret NS/NAME --tls-service NAME --webhook-configuration NAME)",
 		Short: "The publish-mode webhook: writes the windows-aware profile's constraints into pods at creation",
 		Long: `The publish-mode webhook of windows-aware. At the CREATE of a pod whose
 schedulerName is the windows-aware profile's, it adds what the profile's
@@ -69,7 +70,10 @@ writes nothing into a pod whose own constraints contradict the decision. It
 admits every pod: on an error the pod is admitted unchanged.
 
 It serves /mutate (AdmissionReview v1), /healthz, /readyz and /metrics over
-TLS, with the certificate and key files reloaded when they change.`,
+TLS, with the certificate and key files reloaded when they change, or with
+a CA and certificate it keeps itself in a Secret (--tls-secret), shared by
+its replicas and renewed before they expire, whose CA it patches into its
+MutatingWebhookConfiguration.`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -90,6 +94,8 @@ TLS, with the certificate and key files reloaded when they change.`,
 	fs.IntVar(&o.port, "port", 9443, "the port to serve on")
 	fs.StringVar(&o.certFile, "tls-cert-file", "", "serving certificate (PEM, with its chain); reloaded when it changes")
 	fs.StringVar(&o.keyFile, "tls-private-key-file", "", "serving certificate's private key (PEM); reloaded when it changes")
+	o.selfTLS.addFlags(fs)
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the API server (default: the in-cluster service account); used with --tls-secret")
 	fs.DurationVar(&o.shutdownDelay, "shutdown-delay", 5*time.Second,
 		"on SIGTERM, how long to keep serving while /readyz fails, so that the Service stops sending requests first")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
@@ -100,8 +106,8 @@ TLS, with the certificate and key files reloaded when they change.`,
 }
 
 func (o *options) run(ctx context.Context) error {
-	if o.certFile == "" || o.keyFile == "" {
-		return errors.New("--tls-cert-file and --tls-private-key-file are required: the API server calls webhooks over TLS only")
+	if err := o.validateTLS(); err != nil {
+		return err
 	}
 	profile, err := explain.LoadProfile(o.config, o.profile)
 	if err != nil {

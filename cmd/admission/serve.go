@@ -41,13 +41,14 @@ const shutdownTimeout = 10 * time.Second
 // /readyz fails for shutdownDelay, then the server stops taking
 // connections and waits for the requests in flight.
 func serve(ctx context.Context, logger klog.Logger, publisher *publish.Publisher, o *options) error {
-	certs, err := newServingCert(o.certFile, o.keyFile)
+	// The certificates outlive ctx: they are served through the shutdown
+	// delay.
+	certCtx, stopCerts := context.WithCancel(context.Background())
+	defer stopCerts()
+	getCertificate, err := o.startCertificates(ctx, certCtx, logger)
 	if err != nil {
 		return err
 	}
-	certCtx, stopCerts := context.WithCancel(context.Background())
-	defer stopCerts()
-	go certs.run(certCtx)
 
 	registry := metrics.NewKubeRegistry()
 	publish.RegisterMetrics(registry)
@@ -68,7 +69,7 @@ func serve(ctx context.Context, logger klog.Logger, publisher *publish.Publisher
 	srv := &http.Server{
 		Addr:              net.JoinHostPort(o.bindAddress, strconv.Itoa(o.port)),
 		Handler:           mux,
-		TLSConfig:         &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: certs.get},
+		TLSConfig:         &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: getCertificate},
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          nil,
 	}
