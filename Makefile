@@ -53,7 +53,8 @@ FUZZ_TARGETS := ./pkg/windows:FuzzImageOf ./pkg/windows:FuzzParseKernelVersion \
                 ./pkg/imageinspect:FuzzParseRef ./pkg/imageinspect:FuzzKindOf \
                 ./pkg/imageinspect:FuzzParseRetryAfter ./internal/manifest:FuzzDecode \
                 ./pkg/plugins/windowsaware:FuzzDecide ./pkg/explain:FuzzReadManifests \
-                ./pkg/publish:FuzzPublish ./pkg/publish:FuzzParseRecord
+                ./pkg/publish:FuzzPublish ./pkg/publish:FuzzParseRecord \
+                ./pkg/webhookcert:FuzzParse
 FUZZ         ?=
 fuzz_selected = $(if $(FUZZ),$(filter $(addprefix %:,$(FUZZ)),$(FUZZ_TARGETS)),$(FUZZ_TARGETS))
 

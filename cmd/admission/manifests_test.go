@@ -24,6 +24,8 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/windows-aware/windows-aware/internal/manifest"
 	"github.com/windows-aware/windows-aware/pkg/publish"
@@ -32,11 +34,12 @@ import (
 // TestShippedManifests holds manifests/publish to what the webhook and the
 // issue of autoscalers need: it sorts before other mutating webhooks, fails
 // open within 2s, is scoped to the profile and the opt-out label the code
-// uses, and its ServiceAccount holds no token.
+// uses, keeps its certificates in the Secret shipped with it and patches the
+// configuration shipped with it, and may touch nothing else.
 func TestShippedManifests(t *testing.T) {
 	dir := filepath.Join("..", "..", "manifests", "publish")
 	var objs []any
-	for _, f := range []string{"mutatingwebhookconfiguration.yaml", "deployment.yaml", "serviceaccount.yaml", "service.yaml", "pdb.yaml"} {
+	for _, f := range []string{"mutatingwebhookconfiguration.yaml", "deployment.yaml", "serviceaccount.yaml", "service.yaml", "pdb.yaml", "secret.yaml", "rbac.yaml"} {
 		got, err := manifest.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			t.Fatal(err)
@@ -69,17 +72,38 @@ func TestShippedManifests(t *testing.T) {
 						t.Errorf("webhook %s matchConditions do not name %s:\n%s", w.Name, want, conditions)
 					}
 				}
+				if w.ClientConfig.CABundle != nil {
+					t.Errorf("webhook %s ships a caBundle: applying the file again would erase the one the webhook patched in", w.Name)
+				}
 				if w.ClientConfig.Service == nil || w.ClientConfig.Service.Name != "windows-aware-publish" || *w.ClientConfig.Service.Path != "/mutate" {
 					t.Errorf("webhook %s calls %+v, want the windows-aware-publish Service at /mutate", w.Name, w.ClientConfig)
 				}
 			}
 		case *appsv1.Deployment:
-			if *o.Spec.Replicas < 2 || o.Spec.Template.Spec.AutomountServiceAccountToken == nil || *o.Spec.Template.Spec.AutomountServiceAccountToken {
-				t.Errorf("Deployment: %d replicas, automount %v; want 2 or more and no token", *o.Spec.Replicas, o.Spec.Template.Spec.AutomountServiceAccountToken)
+			if *o.Spec.Replicas < 2 || o.Spec.Template.Spec.AutomountServiceAccountToken == nil || !*o.Spec.Template.Spec.AutomountServiceAccountToken {
+				t.Errorf("Deployment: %d replicas, automount %v; want 2 or more, and a token for the Secret", *o.Spec.Replicas, o.Spec.Template.Spec.AutomountServiceAccountToken)
 			}
 			args := strings.Join(o.Spec.Template.Spec.Containers[0].Command, " ")
-			if !strings.Contains(args, "--profile=windows-aware") || !strings.Contains(args, "--port=9443") {
-				t.Errorf("Deployment command %q: want --profile=windows-aware --port=9443", args)
+			for _, want := range []string{"--profile=windows-aware", "--port=9443", "--tls-secret=kube-system/windows-aware-publish-tls",
+				"--tls-service=windows-aware-publish", "--webhook-configuration=00-windows-aware-publish"} {
+				if !strings.Contains(args, want) {
+					t.Errorf("Deployment command %q lacks %s", args, want)
+				}
+			}
+		case *v1.Secret:
+			if o.Name != "windows-aware-publish-tls" || len(o.Data)+len(o.StringData) > 0 {
+				t.Errorf("Secret %s holds %d keys: want windows-aware-publish-tls, empty, for the webhook to fill", o.Name, len(o.Data)+len(o.StringData))
+			}
+		case *rbacv1.Role:
+			want := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"windows-aware-publish-tls"}, Verbs: []string{"get", "list", "watch", "update"}}}
+			if !equality.Semantic.DeepEqual(o.Rules, want) {
+				t.Errorf("Role %s rules %+v, want %+v", o.Name, o.Rules, want)
+			}
+		case *rbacv1.ClusterRole:
+			want := []rbacv1.PolicyRule{{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations"},
+				ResourceNames: []string{"00-windows-aware-publish"}, Verbs: []string{"get", "patch"}}}
+			if !equality.Semantic.DeepEqual(o.Rules, want) {
+				t.Errorf("ClusterRole %s rules %+v, want %+v", o.Name, o.Rules, want)
 			}
 		case *v1.ServiceAccount:
 			if o.AutomountServiceAccountToken == nil || *o.AutomountServiceAccountToken {
