@@ -154,7 +154,7 @@ verify: ## Check licence headers, formatting, vet and generated code.
 CHART        := charts/windows-aware-scheduler
 
 .PHONY: verify-chart
-verify-chart: ## Lint and render the Helm chart; hold it to manifests/beside, the args and the stock RBAC.
+verify-chart: ## Lint and render the Helm chart, publish mode on and off; hold it to manifests/beside and manifests/publish, the args and the stock RBAC.
 	hack/build-tools.sh helm
 	$(TOOLS_DIR)/helm lint --strict $(CHART)
 	$(TOOLS_DIR)/helm lint --strict $(CHART) --set hostNetwork=true
@@ -162,7 +162,14 @@ verify-chart: ## Lint and render the Helm chart; hold it to manifests/beside, th
 	$(TOOLS_DIR)/helm lint --strict $(CHART) --set pluginArgs.imageResolution.scope=Windows --set 'pluginArgs.imageResolution.registries[0].host=mcr.microsoft.com' \
 		--set pluginArgs.imageResolution.credentials.podPullSecrets=true --set 'imageResolution.pullSecretNamespaces={team-a}' \
 		--set imageResolution.credentials.dockerConfigSecret=regcred --set imageResolution.caBundle.configMap=corp-ca
+	$(TOOLS_DIR)/helm lint --strict $(CHART) --set publish.enabled=true
+	$(TOOLS_DIR)/helm lint --strict $(CHART) --set publish.enabled=true --set publish.certManager.enabled=true
+	$(TOOLS_DIR)/helm lint --strict $(CHART) --set publish.enabled=true --set publish.certManager.enabled=true \
+		--set publish.certManager.issuerRef.name=corp-ca --set publish.certManager.issuerRef.kind=ClusterIssuer
 	$(TOOLS_DIR)/helm template windows-aware-scheduler $(CHART) --namespace kube-system >/dev/null
+	$(TOOLS_DIR)/helm template windows-aware-scheduler $(CHART) --namespace kube-system --set publish.enabled=true >/dev/null
+	$(TOOLS_DIR)/helm template windows-aware-scheduler $(CHART) --namespace kube-system --set publish.enabled=true \
+		--set publish.certManager.enabled=true >/dev/null
 	HELM=$(TOOLS_DIR)/helm WINDOWS_AWARE_REQUIRE_HELM=1 $(GO) test -count=1 -run '^Test(Chart|RBAC|SchedulerManifests)' ./cmd/scheduler/
 
 .PHONY: image

@@ -144,7 +144,7 @@ func get[T runtime.Object](t *testing.T, m manifestSet, kind, namespace, name st
 }
 
 // clusterScoped kinds take no namespace from a kustomization.
-var clusterScoped = map[string]bool{"ClusterRole": true, "ClusterRoleBinding": true}
+var clusterScoped = map[string]bool{"ClusterRole": true, "ClusterRoleBinding": true, "MutatingWebhookConfiguration": true}
 
 // decodeManifests decodes a multi-document YAML stream with the client-go
 // scheme (kinds it does not know, such as ServiceMonitor, as unstructured),
@@ -213,11 +213,18 @@ type kustomization struct {
 	} `json:"generatorOptions"`
 }
 
-// besideManifests loads manifests/beside as `kubectl apply -k` would: its
-// resources in the kustomization's namespace, and the generated ConfigMaps.
+// besideManifests loads manifests/beside as `kubectl apply -k` would.
 func besideManifests(t *testing.T) manifestSet {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(besideDir, "kustomization.yaml"))
+	return kustomizeManifests(t, besideDir)
+}
+
+// kustomizeManifests loads the kustomization in dir as `kubectl apply -k`
+// would: its resources in the kustomization's namespace, and the generated
+// ConfigMaps.
+func kustomizeManifests(t *testing.T, dir string) manifestSet {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +237,7 @@ func besideManifests(t *testing.T) manifestSet {
 	}
 	out := manifestSet{}
 	for _, r := range k.Resources {
-		data, err := os.ReadFile(filepath.Join(besideDir, r))
+		data, err := os.ReadFile(filepath.Join(dir, r))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -242,7 +249,7 @@ func besideManifests(t *testing.T) manifestSet {
 		var doc bytes.Buffer
 		fmt.Fprintf(&doc, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata:\n", g.Name, k.Namespace)
 		for _, f := range g.Files {
-			content, err := os.ReadFile(filepath.Join(besideDir, f))
+			content, err := os.ReadFile(filepath.Join(dir, f))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,78 @@
+{{/*
+Publish mode: the admission webhook's names. "windows-aware-publish" when
+the chart's full name is "windows-aware-scheduler" (the names of
+manifests/publish), else the full name with "-publish" for "-scheduler".
+*/}}
+{{- define "was.publishName" -}}
+{{- printf "%s-publish" (include "was.fullname" . | trimSuffix "-scheduler") | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The MutatingWebhookConfiguration: named to sort before other mutating webhooks. */}}
+{{- define "was.publishWebhookName" -}}
+{{- printf "00-%s" (include "was.publishName" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* "true" when the webhook keeps its own CA and certificate (no cert-manager). */}}
+{{- define "was.publishSelfManagedTLS" -}}
+{{- not .Values.publish.certManager.enabled }}
+{{- end }}
+
+{{/*
+The Secret of the serving certificate: kept by the webhook itself, or
+written by cert-manager (another name, so that switching modes never hands
+one's Secret to the other).
+*/}}
+{{- define "was.publishTLSSecretName" -}}
+{{- if eq (include "was.publishSelfManagedTLS" .) "true" }}
+{{- printf "%s-tls" (include "was.publishName" .) | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-cert-manager-tls" (include "was.publishName" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+
+{{/* Labels that select the webhook's pods, apart from the scheduler's. */}}
+{{- define "was.publishSelectorLabels" -}}
+app.kubernetes.io/name: windows-aware-publish
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "was.publishLabels" -}}
+{{ include "was.publishSelectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/component: publish-webhook
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+The webhook's rules in its own namespace and cluster-wide, as YAML lists;
+the Role and ClusterRole are rendered only when there are some. Self-managed
+TLS needs its Secret and its webhook configuration, each by name; with
+cert-manager it needs nothing. Rules of other parts of the webhook are added
+here, each under its own condition.
+*/}}
+{{- define "was.publishRoleRules" -}}
+{{- if eq (include "was.publishSelfManagedTLS" .) "true" }}
+# Self-managed TLS: its Secret, by name (list and watch with a field
+# selector on metadata.name).
+- apiGroups: [""]
+  resources: ["secrets"]
+  resourceNames: [{{ include "was.publishTLSSecretName" . | quote }}]
+  verbs: ["get", "list", "watch", "update"]
+{{- end }}
+{{- end }}
+
+{{- define "was.publishClusterRoleRules" -}}
+{{- if eq (include "was.publishSelfManagedTLS" .) "true" }}
+# Self-managed TLS: the CA bundle of its webhook configuration.
+- apiGroups: ["admissionregistration.k8s.io"]
+  resources: ["mutatingwebhookconfigurations"]
+  resourceNames: [{{ include "was.publishWebhookName" . | quote }}]
+  verbs: ["get", "patch"]
+{{- end }}
+{{- end }}
+
+{{/* "true" when the webhook calls the API server at all: it needs a token then. */}}
+{{- define "was.publishUsesAPI" -}}
+{{- or (include "was.publishRoleRules" . | trim) (include "was.publishClusterRoleRules" . | trim) | ne "" }}
+{{- end }}
