@@ -472,7 +472,14 @@ func (e *env) waitLeaseHeld(ns, name string, after *metav1.MicroTime) *coordinat
 // those carrying its instance label, and Helm's release records.
 func (e *env) chartLeftovers(ns string) []string {
 	e.t.Helper()
-	instance := metav1.ListOptions{LabelSelector: "app.kubernetes.io/instance=" + chartRelease}
+	return e.releaseLeftovers(ns, chartRelease)
+}
+
+// releaseLeftovers lists every object of the release still in the
+// cluster: those carrying its instance label, and Helm's release records.
+func (e *env) releaseLeftovers(ns, release string) []string {
+	e.t.Helper()
+	instance := metav1.ListOptions{LabelSelector: "app.kubernetes.io/instance=" + release}
 	var left []string
 	add := func(kind string, list runtime.Object, err error) {
 		if err != nil {
@@ -505,17 +512,21 @@ func (e *env) chartLeftovers(ns string) []string {
 		add("RoleBinding", rb, err)
 		lease, err := e.client.CoordinationV1().Leases(space).List(e.ctx, instance)
 		add("Lease", lease, err)
-		rel, err := e.client.CoreV1().Secrets(space).List(e.ctx, metav1.ListOptions{LabelSelector: "owner=helm,name=" + chartRelease})
+		secrets, err := e.client.CoreV1().Secrets(space).List(e.ctx, instance)
+		add("Secret", secrets, err)
+		rel, err := e.client.CoreV1().Secrets(space).List(e.ctx, metav1.ListOptions{LabelSelector: "owner=helm,name=" + release})
 		add("Secret", rel, err)
 	}
 	cr, err := e.client.RbacV1().ClusterRoles().List(e.ctx, instance)
 	add("ClusterRole", cr, err)
 	crb, err := e.client.RbacV1().ClusterRoleBindings().List(e.ctx, instance)
 	add("ClusterRoleBinding", crb, err)
+	mwc, err := e.client.AdmissionregistrationV1().MutatingWebhookConfigurations().List(e.ctx, instance)
+	add("MutatingWebhookConfiguration", mwc, err)
 	// The lease by name too: the scheduler, had it been able to create
 	// one, would have made it without the chart's labels.
-	if _, err := e.client.CoordinationV1().Leases(ns).Get(e.ctx, chartRelease, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-		left = append(left, fmt.Sprintf("Lease/%s (%v)", chartRelease, err))
+	if _, err := e.client.CoordinationV1().Leases(ns).Get(e.ctx, release, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		left = append(left, fmt.Sprintf("Lease/%s (%v)", release, err))
 	}
 	return left
 }
