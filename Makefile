@@ -109,7 +109,7 @@ fuzz-long: ## Every fuzz target until FUZZ_EXECS executions (10,000,000) each.
 	$(foreach t,$(fuzz_selected),$(call fuzz_one,$(t),$(FUZZ_EXECS)x)$(newline))
 
 .PHONY: tools
-tools: ## Build etcd, kube-apiserver, kube-controller-manager, kubectl, kwok, helm and the OCI registry into bin/tools (K8S=1.36: that minor's kube-* into bin/tools/k8s1.36).
+tools: ## Build etcd, kube-apiserver, kube-controller-manager, kubectl, kwok, helm, the OCI registry and Karpenter's kwok provider into bin/tools (K8S=1.36: that minor's kube-* into bin/tools/k8s1.36).
 	hack/build-tools.sh
 
 .PHONY: test-integration
