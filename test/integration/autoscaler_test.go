@@ -69,10 +69,13 @@ const (
 //     rejects the Linux nodes, but Karpenter, which knows only the pod's
 //     selectors, affinity and tolerations, judges that the pod fits on a
 //     Linux node ("Pod should schedule on: node/…") and launches nothing.
-//     The pod stays Pending for good.
-//   - Publish mode on (the pod as publish mode stores it): Karpenter
-//     launches exactly one node, from the 2022 pool, and the pod binds to
-//     it.
+//     The pod stays Pending for good, and carries the scheduler's
+//     AutoscalerBlind event.
+//   - Publish mode on (the pod created through bin/admission, registered
+//     with the API server by the shipped webhook configuration): the pod
+//     is stored with the OS selector, the builds that run its image, the
+//     exact build preferred and the OS tolerations; Karpenter launches
+//     exactly one node, from the 2022 pool, and the pod binds to it.
 //
 // The cases share one cluster and run in this order: once the 2022 node
 // exists, the first case's pod would be placed on it.
@@ -107,6 +110,10 @@ func TestKarpenterScalesWindowsPools(t *testing.T) {
 		if msg := e.lastEvent(ns, pod.Name, "FailedScheduling"); !strings.Contains(msg, "didn't match Pod's OS") {
 			t.Fatalf("last FailedScheduling = %q, want the Linux nodes still rejected for the pod's OS", msg)
 		}
+		// The scheduler said so on the pod, with the fix.
+		if msg := e.lastEvent(ns, pod.Name, "AutoscalerBlind"); !strings.Contains(msg, "publish mode") {
+			t.Fatalf("AutoscalerBlind event = %q, want one that names publish mode", msg)
+		}
 		k.karpenterAlive(t)
 		e.deletePods(ns)
 	})
@@ -116,10 +123,12 @@ func TestKarpenterScalesWindowsPools(t *testing.T) {
 		ns := e.plainNamespace("autoscaler-publish-on")
 		nodesBefore := k.nodeNames(t)
 
-		pod := requestingPod("nanoserver", ltsc2022Image)
-		stampAsPublished(pod)
+		e.startPublishWebhook(ns)
 		created := time.Now()
-		pod = e.createPod(ns, pod)
+		pod := e.createPod(ns, requestingPod("nanoserver", ltsc2022Image))
+		if got := requiredBuilds(pod); pod.Spec.NodeSelector[v1.LabelOSStable] != "windows" || !slices.Equal(got, []string{"10.0.20348", "10.0.26100"}) {
+			t.Fatalf("the pod was stored with nodeSelector %v and required builds %v, want os windows and [10.0.20348 10.0.26100]", pod.Spec.NodeSelector, got)
+		}
 		node := e.waitScheduled(ns, pod.Name, 2*time.Minute)
 		t.Logf("pod bound to %s, launched by Karpenter, %s after its creation", node.Name, time.Since(created).Round(100*time.Millisecond))
 		if osOf(node) != "windows" || buildOf(node) != "10.0.20348" || node.Labels[nodePoolLabel] != "windows-2022" {
@@ -139,38 +148,6 @@ func TestKarpenterScalesWindowsPools(t *testing.T) {
 		}
 		k.karpenterAlive(t)
 	})
-}
-
-// stampAsPublished writes into p what publish mode's admission webhook
-// stores for a selector-less Windows pod whose images need 10.0.20348 (an
-// ltsc2022 image, containerd compatibility, the default OS taints): the OS
-// node selector, the builds that run the image as a required affinity,
-// the exact build as a preferred one, and tolerations for the OS taints.
-// When the webhook is in the test's control plane, creating the pod
-// through it replaces this function.
-func stampAsPublished(p *v1.Pod) {
-	if p.Spec.NodeSelector == nil {
-		p.Spec.NodeSelector = map[string]string{}
-	}
-	p.Spec.NodeSelector[v1.LabelOSStable] = "windows"
-	p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
-		RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
-			MatchExpressions: []v1.NodeSelectorRequirement{{
-				Key: v1.LabelWindowsBuild, Operator: v1.NodeSelectorOpIn, Values: []string{"10.0.20348", "10.0.26100"},
-			}},
-		}}},
-		PreferredDuringSchedulingIgnoredDuringExecution: []v1.PreferredSchedulingTerm{{
-			Weight: 100,
-			Preference: v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{{
-				Key: v1.LabelWindowsBuild, Operator: v1.NodeSelectorOpIn, Values: []string{"10.0.20348"},
-			}}},
-		}},
-	}}
-	for _, key := range []string{"os", "node.kubernetes.io/os"} {
-		p.Spec.Tolerations = append(p.Spec.Tolerations, v1.Toleration{
-			Key: key, Operator: v1.TolerationOpEqual, Value: "windows", Effect: v1.TaintEffectNoSchedule,
-		})
-	}
 }
 
 // requestingPod is a windows-aware pod that requests some CPU and memory,

@@ -51,41 +51,13 @@ import (
 //     Ignore), unpublished, and the scheduler still places them right.
 func TestPublishMode(t *testing.T) {
 	e := requireCluster(t)
-	bins, err := controlplane.FindBinaries("", "", controlplane.Admission)
-	if err != nil {
-		t.Fatalf("the webhook binary: %v", err)
-	}
 	ns := e.namespace()
 	e.createNodes(
 		linuxNode("pub-linux"),
 		windowsNode("pub-win-2019", oracle.Build2019, fixture.WindowsTaint),
 		windowsNode("pub-win-2022", oracle.Build2022, fixture.WindowsTaint),
 	)
-
-	// The webhook, serving a certificate for 127.0.0.1.
-	ca, err := pki.NewCA(filepath.Join(e.c.Dir, "publish-pki-"+ns), "windows-aware-publish-test-ca")
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile, err := ca.IssueLoopbackServing("publish", "windows-aware-publish")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port, err := localproc.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	webhook, err := e.c.Run(e.ctx, "admission", bins.Admission, []string{
-		"--config=" + e.c.SchedulerConfigFile, "--profile=" + windowsAware,
-		"--bind-address=127.0.0.1", fmt.Sprintf("--port=%d", port),
-		"--tls-cert-file=" + certFile, "--tls-private-key-file=" + keyFile,
-		"--shutdown-delay=0s", "-v=2",
-	}, fmt.Sprintf("https://127.0.0.1:%d/healthz", port))
-	if err != nil {
-		t.Fatalf("starting the webhook: %v", err)
-	}
-	t.Cleanup(func() { webhook.Stop(5 * time.Second) })
-	e.registerPublishWebhook(ns, ca.CertFile, fmt.Sprintf("https://127.0.0.1:%d/mutate", port))
+	webhook := e.startPublishWebhook(ns)
 
 	// A selector-less ltsc2019 pod, published as it is created.
 	created := e.createPod(ns, newPod("iis", windowsAware, "mcr.microsoft.com/windows/servercore:ltsc2019"))
@@ -132,6 +104,42 @@ func TestPublishMode(t *testing.T) {
 	if node := e.waitScheduled(ns, "nano", scheduleTimeout); buildOf(node) != oracle.Build2022 {
 		t.Errorf("the unpublished ltsc2022 pod landed on %s (%s %s)", node.Name, osOf(node), buildOf(node))
 	}
+}
+
+// startPublishWebhook runs bin/admission on loopback, serving a
+// certificate of a CA of its own, with the cluster's scheduler
+// configuration, and registers it for the pods of namespace ns. The process
+// is stopped when the test ends.
+func (e *env) startPublishWebhook(ns string) *controlplane.Process {
+	e.t.Helper()
+	bins, err := controlplane.FindBinaries("", "", controlplane.Admission)
+	if err != nil {
+		e.t.Fatalf("the webhook binary: %v", err)
+	}
+	ca, err := pki.NewCA(filepath.Join(e.c.Dir, "publish-pki-"+ns), "windows-aware-publish-test-ca")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	certFile, keyFile, err := ca.IssueLoopbackServing("publish", "windows-aware-publish")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	port, err := localproc.FreePort()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	webhook, err := e.c.Run(e.ctx, "admission-"+ns, bins.Admission, []string{
+		"--config=" + e.c.SchedulerConfigFile, "--profile=" + windowsAware,
+		"--bind-address=127.0.0.1", fmt.Sprintf("--port=%d", port),
+		"--tls-cert-file=" + certFile, "--tls-private-key-file=" + keyFile,
+		"--shutdown-delay=0s", "-v=2",
+	}, fmt.Sprintf("https://127.0.0.1:%d/healthz", port))
+	if err != nil {
+		e.t.Fatalf("starting the webhook: %v", err)
+	}
+	e.t.Cleanup(func() { webhook.Stop(5 * time.Second) })
+	e.registerPublishWebhook(ns, ca.CertFile, fmt.Sprintf("https://127.0.0.1:%d/mutate", port))
+	return webhook
 }
 
 // registerPublishWebhook registers the shipped MutatingWebhookConfiguration
