@@ -13,7 +13,8 @@
 # limitations under the License.
 
 # syntax=docker/dockerfile:1
-# The windows-aware scheduler: a static binary on a distroless, non-root base.
+# The windows-aware scheduler and its publish-mode webhook: static binaries on a
+# distroless, non-root base.
 #   make image [K8S=1.36]          # or:
 #   docker build --build-arg VERSION=$(cat VERSION) --build-arg K8S=1.36 --build-arg GIT_COMMIT=$(git rev-parse HEAD) \
 #     -t windows-aware-scheduler:$(cat VERSION)-k8s1.36 .
@@ -35,9 +36,12 @@ ARG TARGETARCH=amd64
 RUN --mount=type=cache,target=/root/.cache/go-build \
     VERSION="${VERSION:-$(cat VERSION)}" GIT_COMMIT="${GIT_COMMIT}" GIT_TREE_STATE=clean \
     CGO_ENABLED=0 GOOS="${TARGETOS}" GOARCH="${TARGETARCH}" \
-    go build $(sh hack/k8s.sh goflags) -trimpath -ldflags "$(sh hack/ldflags.sh)" -o /out/scheduler ./cmd/scheduler
+    go build $(sh hack/k8s.sh goflags) -trimpath -ldflags "$(sh hack/ldflags.sh)" -o /out/scheduler ./cmd/scheduler && \
+    go build $(sh hack/k8s.sh goflags) -trimpath -ldflags "$(sh hack/ldflags.sh)" -o /out/admission ./cmd/admission
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/scheduler /scheduler
+# The publish-mode webhook (manifests/publish) runs /admission from the same image.
+COPY --from=build /out/admission /admission
 USER 65532:65532
 ENTRYPOINT ["/scheduler"]

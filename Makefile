@@ -52,7 +52,8 @@ FUZZ_TARGETS := ./pkg/windows:FuzzImageOf ./pkg/windows:FuzzParseKernelVersion \
                 ./pkg/apis/config/scheme:FuzzDecodeWindowsAwareArgs \
                 ./pkg/imageinspect:FuzzParseRef ./pkg/imageinspect:FuzzKindOf \
                 ./pkg/imageinspect:FuzzParseRetryAfter ./internal/manifest:FuzzDecode \
-                ./pkg/plugins/windowsaware:FuzzDecide ./pkg/explain:FuzzReadManifests
+                ./pkg/plugins/windowsaware:FuzzDecide ./pkg/explain:FuzzReadManifests \
+                ./pkg/publish:FuzzPublish ./pkg/publish:FuzzParseRecord
 FUZZ         ?=
 fuzz_selected = $(if $(FUZZ),$(filter $(addprefix %:,$(FUZZ)),$(FUZZ_TARGETS)),$(FUZZ_TARGETS))
 
@@ -70,8 +71,9 @@ help: ## List the targets.
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
 .PHONY: build
-build: ## Build bin/scheduler, a static binary (K8S=1.36: for that Kubernetes minor).
+build: ## Build bin/scheduler and bin/admission, static binaries (K8S=1.36: for that Kubernetes minor).
 	CGO_ENABLED=0 $(GO) build $(K8S_GOFLAGS) -trimpath -ldflags "$$(hack/ldflags.sh)" -o $(BIN_DIR)/scheduler ./cmd/scheduler
+	CGO_ENABLED=0 $(GO) build $(K8S_GOFLAGS) -trimpath -ldflags "$$(hack/ldflags.sh)" -o $(BIN_DIR)/admission ./cmd/admission
 
 .PHONY: test
 test: test-unit test-fuzz test-integration ## Everything: unit, fuzz and integration tests.
@@ -82,6 +84,8 @@ test-unit: build ## Unit tests, the shipped-config test and the --version check 
 	cd hack/tools/benchreport && $(GO) test ./...
 	@v=$$($(BIN_DIR)/scheduler --version); echo "$$v"; echo "$$v" | grep -qF 'Kubernetes $(K8S_VERSION)+windows-aware.' \
 	  || { echo "scheduler --version does not name Kubernetes $(K8S_VERSION) and the project version" >&2; exit 1; }
+	@v=$$($(BIN_DIR)/admission --version); echo "$$v"; echo "$$v" | grep -qF '(Kubernetes $(K8S_VERSION),' \
+	  || { echo "admission --version does not name Kubernetes $(K8S_VERSION)" >&2; exit 1; }
 
 .PHONY: test-minors
 test-minors: ## test-unit and go vet on every older Kubernetes minor (make test covers the newest).

@@ -194,7 +194,9 @@ func TestPublish(t *testing.T) {
 		},
 		{
 			name: "existing required terms without the build key: each gets it", outcome: OutcomeStamped,
-			pod:             with(podOf(img2019), func(p *v1.Pod) { p.Spec.Affinity = requiredTerms([]v1.NodeSelectorRequirement{zoneIs("a")}, []v1.NodeSelectorRequirement{zoneIs("b")}) }),
+			pod: with(podOf(img2019), func(p *v1.Pod) {
+				p.Spec.Affinity = requiredTerms([]v1.NodeSelectorRequirement{zoneIs("a")}, []v1.NodeSelectorRequirement{zoneIs("b")})
+			}),
 			wantSelector:    map[string]string{v1.LabelOSStable: "windows"},
 			wantAffinity:    requiredTerms([]v1.NodeSelectorRequirement{zoneIs("a"), buildIs(build19)}, []v1.NodeSelectorRequirement{zoneIs("b"), buildIs(build19)}),
 			wantTolerations: winTolerations,

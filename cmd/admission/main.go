@@ -1,0 +1,136 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command admission is the publish-mode webhook of windows-aware: a
+// mutating admission webhook that writes into each pod of the windows-aware
+// profile, at its creation, the constraints the profile's scheduler
+// enforces (package publish), so that autoscalers and other components
+// that cannot run the scheduler's plugins see them. It reads the same
+// KubeSchedulerConfiguration as the scheduler, so that both decide by one
+// set of args.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/component-base/version"
+	"k8s.io/klog/v2"
+
+	"github.com/windows-aware/windows-aware/pkg/explain"
+	"github.com/windows-aware/windows-aware/pkg/publish"
+)
+
+// options are the command's flags.
+type options struct {
+	config        string
+	profile       string
+	bindAddress   string
+	port          int
+	certFile      string
+	keyFile       string
+	shutdownDelay time.Duration
+	version       bool
+}
+
+func newCommand() *cobra.Command {
+	o := &options{}
+	cmd := &cobra.Command{
+		Use:   "admission --config FILE --tls-cert-file FILE --tls-private-key-file FILE",
+		Short: "The publish-mode webhook: writes the windows-aware profile's constraints into pods at creation",
+		Long: `The publish-mode webhook of windows-aware. At the CREATE of a pod whose
+schedulerName is the windows-aware profile's, it adds what the profile's
+scheduler enforces and other components cannot see: the kubernetes.io/os node
+selector, the Windows builds that run the pod's images as required node
+affinity, the exact build as a preferred term, tolerations of the OS taints,
+and the annotation ` + publish.AnnotationPublished + ` recording them. It only adds, and
+writes nothing into a pod whose own constraints contradict the decision. It
+admits every pod: on an error the pod is admitted unchanged.
+
+It serves /mutate (AdmissionReview v1), /healthz, /readyz and /metrics over
+TLS, with the certificate and key files reloaded when they change.`,
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.version {
+				fmt.Fprintln(cmd.OutOrStdout(), versionString())
+				return nil
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			return o.run(ctx)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.config, "config", "", "the scheduler's KubeSchedulerConfiguration file, for the profile's WindowsAware args (default: the default args)")
+	fs.StringVar(&o.profile, "profile", "", "the profile (schedulerName) whose pods are published (default: the one that enables WindowsAware)")
+	fs.StringVar(&o.bindAddress, "bind-address", "0.0.0.0", "the address to serve on")
+	fs.IntVar(&o.port, "port", 9443, "the port to serve on")
+	fs.StringVar(&o.certFile, "tls-cert-file", "", "serving certificate (PEM, with its chain); reloaded when it changes")
+	fs.StringVar(&o.keyFile, "tls-private-key-file", "", "serving certificate's private key (PEM); reloaded when it changes")
+	fs.DurationVar(&o.shutdownDelay, "shutdown-delay", 5*time.Second,
+		"on SIGTERM, how long to keep serving while /readyz fails, so that the Service stops sending requests first")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	fs.AddGoFlag(klogFlags.Lookup("v")) // the log verbosity; klog's other flags are of no use here
+	return cmd
+}
+
+func (o *options) run(ctx context.Context) error {
+	if o.certFile == "" || o.keyFile == "" {
+		return errors.New("--tls-cert-file and --tls-private-key-file are required: the API server calls webhooks over TLS only")
+	}
+	profile, err := explain.LoadProfile(o.config, o.profile)
+	if err != nil {
+		return err
+	}
+	publisher, err := publish.New(profile.Name, profile.Args)
+	if err != nil {
+		return err
+	}
+	logger := klog.FromContext(ctx)
+	logger.Info("Starting", "version", versionString(), "profile", profile.Name, "address", fmt.Sprintf("%s:%d", o.bindAddress, o.port))
+	return serve(ctx, logger, publisher, o)
+}
+
+// versionString names this project's version and the Kubernetes release it
+// is built from; the build stamps both into component-base's version as
+// <kubernetes>+windows-aware.<project>.
+func versionString() string {
+	v := version.Get()
+	kube, project, ok := strings.Cut(v.GitVersion, "+windows-aware.")
+	if !ok {
+		return fmt.Sprintf("windows-aware admission %s (commit %s)", v.GitVersion, v.GitCommit)
+	}
+	return fmt.Sprintf("windows-aware admission %s (Kubernetes %s, commit %s)", project, kube, v.GitCommit)
+}
+
+func main() {
+	if err := newCommand().Execute(); err != nil {
+		fmt.Fprintf(os.Stderr, "error: %v\n", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,101 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/component-base/metrics"
+	"k8s.io/klog/v2"
+
+	"github.com/windows-aware/windows-aware/pkg/publish"
+)
+
+// shutdownTimeout bounds how long requests in flight may take to finish
+// once the server stops; the API server gives a webhook 2 seconds.
+const shutdownTimeout = 10 * time.Second
+
+// serve serves the webhook until ctx ends, then shuts down gracefully:
+// /readyz fails for shutdownDelay, then the server stops taking
+// connections and waits for the requests in flight.
+func serve(ctx context.Context, logger klog.Logger, publisher *publish.Publisher, o *options) error {
+	certs, err := newServingCert(o.certFile, o.keyFile)
+	if err != nil {
+		return err
+	}
+	certCtx, stopCerts := context.WithCancel(context.Background())
+	defer stopCerts()
+	go certs.run(certCtx)
+
+	registry := metrics.NewKubeRegistry()
+	publish.RegisterMetrics(registry)
+	var stopping atomic.Bool
+
+	mux := http.NewServeMux()
+	mux.Handle("/mutate", publisher.Handler(logger))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if stopping.Load() {
+			http.Error(w, "shutting down", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	mux.Handle("/metrics", metrics.HandlerFor(registry, metrics.HandlerOpts{}))
+
+	srv := &http.Server{
+		Addr:              net.JoinHostPort(o.bindAddress, strconv.Itoa(o.port)),
+		Handler:           mux,
+		TLSConfig:         &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: certs.get},
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          nil,
+	}
+	listener, err := net.Listen("tcp", srv.Addr)
+	if err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeTLS(listener, "", "") }()
+	logger.Info("Serving", "address", listener.Addr().String())
+
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("Shutting down", "delay", o.shutdownDelay)
+	stopping.Store(true)
+	time.Sleep(o.shutdownDelay)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	logger.Info("Stopped")
+	return nil
+}
