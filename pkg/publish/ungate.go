@@ -145,3 +145,8 @@ func sourceOf(d *windowsaware.Decision) windowsaware.Source {
 	}
 	return d.OSSource
 }
+
+// Conflict is the message the scheduler rejects the pod with, when no
+// node can run it whatever the cluster holds (its constraints contradict
+// what its images need), or "". It names the images and builds.
+func (p *Publisher) Conflict(pod *v1.Pod) string { return p.plugin.Decide(pod).Conflict }

@@ -18,6 +18,7 @@ package windowsaware
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
@@ -65,6 +66,9 @@ type UnresolvedError struct {
 func (e *UnresolvedError) Error() string {
 	if _, registry := e.Err.(*imageinspect.Error); registry {
 		return e.Err.Error()
+	}
+	if errors.Is(e.Err, context.DeadlineExceeded) {
+		return fmt.Sprintf("image %q: its registry has not answered in time", e.Image)
 	}
 	return fmt.Sprintf("image %q: its registry has not answered: %v", e.Image, e.Err)
 }

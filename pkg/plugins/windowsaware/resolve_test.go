@@ -67,7 +67,7 @@ func TestResolveWaitsForTheRegistry(t *testing.T) {
 			name:    "registry slower than the wait: the image and the deadline",
 			pod:     withOS(pod(s.Ref("slow:1")), v1.Windows),
 			wait:    200 * time.Millisecond,
-			wantErr: `image "` + s.Ref("slow:1") + `": its registry has not answered: context deadline exceeded`,
+			wantErr: `image "` + s.Ref("slow:1") + `": its registry has not answered in time`,
 		},
 		{
 			name:         "onFailure Reject: Decide names the image",
