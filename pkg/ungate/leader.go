@@ -74,7 +74,9 @@ func RunLeading(ctx context.Context, client kubernetes.Interface, lease Lease, r
 					run(ctx)
 				}
 			},
-			OnStoppedLeading: func() { logger.Info("Not removing publish gates: the Lease is held elsewhere or released", "lease", klog.KRef(lease.Namespace, lease.Name)) },
+			OnStoppedLeading: func() {
+				logger.Info("Not removing publish gates: the Lease is held elsewhere or released", "lease", klog.KRef(lease.Namespace, lease.Name))
+			},
 			OnNewLeader: func(identity string) {
 				if identity != lease.Identity {
 					logger.Info("Another replica removes publish gates", "leader", identity)
