@@ -39,6 +39,8 @@ const (
 	Kwok              = "kwok"
 	// Scheduler is this project's binary, built by make build into bin/.
 	Scheduler = "scheduler"
+	// Admission is the publish-mode webhook, built beside the scheduler.
+	Admission = "admission"
 )
 
 // RepoRoot returns the root of this repository: the nearest directory
@@ -82,7 +84,7 @@ func isRoot(goMod string) bool {
 
 // Binaries are the paths of the programs a cluster runs.
 type Binaries struct {
-	Etcd, KubeAPIServer, ControllerManager, Kubectl, Kwok, Scheduler string
+	Etcd, KubeAPIServer, ControllerManager, Kubectl, Kwok, Scheduler, Admission string
 }
 
 // MissingError lists the programs FindBinaries could not find.
@@ -98,12 +100,12 @@ func (e *MissingError) Error() string {
 }
 
 // FindBinaries finds the tools named in want (Etcd, KubeAPIServer, ...) and
-// the scheduler, if Scheduler is in want.
+// this project's binaries, Scheduler and Admission, if in want.
 //
 // A tool is looked up in toolsDir when set, else in $TOOLS_DIR, on $PATH,
-// and in <repo>/bin/tools. The scheduler is looked up in binDir when set,
-// else in $WINDOWS_AWARE_BIN_DIR, else in <repo>/bin. The error is a
-// *MissingError when some are not found.
+// and in <repo>/bin/tools. This project's binaries are looked up in binDir
+// when set, else in $WINDOWS_AWARE_BIN_DIR, else in <repo>/bin. The error
+// is a *MissingError when some are not found.
 func FindBinaries(toolsDir, binDir string, want ...string) (Binaries, error) {
 	root, _ := RepoRoot()
 	var toolDirs []string
@@ -134,7 +136,7 @@ func FindBinaries(toolsDir, binDir string, want ...string) (Binaries, error) {
 	looked := map[string]bool{}
 	for _, name := range want {
 		dirs := toolDirs
-		if name == Scheduler {
+		if name == Scheduler || name == Admission {
 			dirs = schedDirs
 		}
 		path := lookIn(name, dirs)
@@ -161,6 +163,8 @@ func FindBinaries(toolsDir, binDir string, want ...string) (Binaries, error) {
 			b.Kwok = path
 		case Scheduler:
 			b.Scheduler = path
+		case Admission:
+			b.Admission = path
 		default:
 			return b, fmt.Errorf("unknown program %q", name)
 		}

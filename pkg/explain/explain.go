@@ -72,6 +72,9 @@ func (e *Explainer) explain(ctx context.Context, t Template, groups []nodeGroup)
 		tr.SchedulerName = v1.DefaultSchedulerName // as the API server defaults it
 	}
 	tr.PlacedByProfile = tr.SchedulerName == e.Profile
+	if t.Admitted {
+		tr.Published = publishedOf(pod)
+	}
 
 	var rc *nodev1.RuntimeClass
 	if name := pod.Spec.RuntimeClassName; name != nil && *name != "" {

@@ -82,6 +82,9 @@ func writeTemplate(w io.Writer, t *TemplateReport, r *Report, releases []windows
 			field(w, "runtime", "RuntimeClass %s, nodeSelector merged in: %s", rc.Name, labels(rc.NodeSelector))
 		}
 	}
+	if t.Published != nil {
+		writePublished(w, t.Published)
+	}
 	if c := t.Conflict; c != nil {
 		if c.RejectedBy == RejectedByAdmission {
 			field(w, "CONFLICT", "%s: RuntimeClass admission rejects the pod: %s", c.Kind, c.Message)

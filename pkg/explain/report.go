@@ -41,6 +41,8 @@ type TemplateReport struct {
 	// pod: the report says what the profile would decide.
 	SchedulerName   string `json:"schedulerName"`
 	PlacedByProfile bool   `json:"placedByProfile"`
+	// Published is what publish mode wrote into a live pod, when it did.
+	Published *PublishedReport `json:"published,omitempty"`
 	// RuntimeClass is the template's RuntimeClass, if it names one.
 	RuntimeClass *RuntimeClassReport `json:"runtimeClass,omitempty"`
 	// OS is the OS the pod needs: linux, windows, or "" for any.

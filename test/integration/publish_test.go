@@ -1,0 +1,213 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+	http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package integration
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/windows-aware/windows-aware/internal/controlplane"
+	"github.com/windows-aware/windows-aware/internal/fixture"
+	"github.com/windows-aware/windows-aware/internal/localproc"
+	"github.com/windows-aware/windows-aware/internal/manifest"
+	"github.com/windows-aware/windows-aware/internal/oracle"
+	"github.com/windows-aware/windows-aware/internal/pki"
+	"github.com/windows-aware/windows-aware/pkg/publish"
+)
+
+// TestPublishMode runs bin/admission on loopback with TLS and registers
+// it with the real kube-apiserver through the shipped
+// MutatingWebhookConfiguration (its matchConditions included), pointed at
+// the process and limited to the test's namespace:
+//
+//   - a selector-less ltsc2019 pod is stored, as created, with the OS
+//     selector, the build affinity, the OS tolerations and the record, and
+//     is placed on the 2019 node;
+//   - a pod whose own selector conflicts, and one that opts out, are
+//     stored untouched;
+//   - with the webhook stopped, pods are still created (failurePolicy
+//     Ignore), unpublished, and the scheduler still places them right.
+func TestPublishMode(t *testing.T) {
+	e := requireCluster(t)
+	bins, err := controlplane.FindBinaries("", "", controlplane.Admission)
+	if err != nil {
+		t.Fatalf("the webhook binary: %v", err)
+	}
+	ns := e.namespace()
+	e.createNodes(
+		linuxNode("pub-linux"),
+		windowsNode("pub-win-2019", oracle.Build2019, fixture.WindowsTaint),
+		windowsNode("pub-win-2022", oracle.Build2022, fixture.WindowsTaint),
+	)
+
+	// The webhook, serving a certificate for 127.0.0.1.
+	ca, err := pki.NewCA(filepath.Join(e.c.Dir, "publish-pki-"+ns), "windows-aware-publish-test-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile, err := ca.IssueLoopbackServing("publish", "windows-aware-publish")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, err := localproc.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	webhook, err := e.c.Run(e.ctx, "admission", bins.Admission, []string{
+		"--config=" + e.c.SchedulerConfigFile, "--profile=" + windowsAware,
+		"--bind-address=127.0.0.1", fmt.Sprintf("--port=%d", port),
+		"--tls-cert-file=" + certFile, "--tls-private-key-file=" + keyFile,
+		"--shutdown-delay=0s", "-v=2",
+	}, fmt.Sprintf("https://127.0.0.1:%d/healthz", port))
+	if err != nil {
+		t.Fatalf("starting the webhook: %v", err)
+	}
+	t.Cleanup(func() { webhook.Stop(5 * time.Second) })
+	e.registerPublishWebhook(ns, ca.CertFile, fmt.Sprintf("https://127.0.0.1:%d/mutate", port))
+
+	// A selector-less ltsc2019 pod, published as it is created.
+	created := e.createPod(ns, newPod("iis", windowsAware, "mcr.microsoft.com/windows/servercore:ltsc2019"))
+	for _, p := range []*v1.Pod{created, e.getPod(ns, "iis")} {
+		if got := p.Spec.NodeSelector[v1.LabelOSStable]; got != "windows" {
+			t.Errorf("nodeSelector %v, want kubernetes.io/os=windows", p.Spec.NodeSelector)
+		}
+		if got := requiredBuilds(p); !slices.Equal(got, []string{oracle.Build2019}) {
+			t.Errorf("required build affinity %v, want [%s]", got, oracle.Build2019)
+		}
+		if !slices.ContainsFunc(p.Spec.Tolerations, func(tol v1.Toleration) bool {
+			return tol.ToleratesTaint(klog.Background(), &fixture.WindowsTaint, false)
+		}) {
+			t.Errorf("tolerations %v do not tolerate %v", p.Spec.Tolerations, fixture.WindowsTaint)
+		}
+		rec, err := publish.ParseRecord(p.Annotations[publish.AnnotationPublished])
+		if err != nil || rec.Source != "tag" || rec.OS != "windows" {
+			t.Errorf("record %+v (%v), want one from the tag that wrote the OS", rec, err)
+		}
+	}
+	if node := e.waitScheduled(ns, "iis", scheduleTimeout); buildOf(node) != oracle.Build2019 {
+		t.Errorf("the published ltsc2019 pod landed on %s (%s %s)", node.Name, osOf(node), buildOf(node))
+	}
+
+	// A pod whose own selector conflicts, and one that opts out: untouched.
+	conflicting := newPod("conflicting", windowsAware, "mcr.microsoft.com/windows/servercore:ltsc2019")
+	conflicting.Spec.NodeSelector = map[string]string{v1.LabelOSStable: "linux"}
+	optedOut := newPod("opted-out", windowsAware, "mcr.microsoft.com/windows/servercore:ltsc2019")
+	optedOut.Labels[publish.LabelPublish] = "false"
+	for _, p := range []*v1.Pod{conflicting, optedOut} {
+		got := e.createPod(ns, p.DeepCopy())
+		if _, ok := got.Annotations[publish.AnnotationPublished]; ok || !equalScheduling(p, got) {
+			t.Errorf("pod %s was changed: nodeSelector %v, affinity %v, tolerations %v, annotations %v",
+				p.Name, got.Spec.NodeSelector, got.Spec.Affinity, got.Spec.Tolerations, got.Annotations)
+		}
+	}
+
+	// The webhook down: pods are created unpublished and placed right.
+	webhook.Stop(10 * time.Second)
+	unpublished := e.createPod(ns, newPod("nano", windowsAware, "mcr.microsoft.com/windows/nanoserver:ltsc2022"))
+	if _, ok := unpublished.Annotations[publish.AnnotationPublished]; ok || unpublished.Spec.NodeSelector != nil {
+		t.Errorf("with the webhook down the pod was still published: %v %v", unpublished.Spec.NodeSelector, unpublished.Annotations)
+	}
+	if node := e.waitScheduled(ns, "nano", scheduleTimeout); buildOf(node) != oracle.Build2022 {
+		t.Errorf("the unpublished ltsc2022 pod landed on %s (%s %s)", node.Name, osOf(node), buildOf(node))
+	}
+}
+
+// registerPublishWebhook registers the shipped MutatingWebhookConfiguration
+// for the pods of namespace ns alone, calling url with caFile's CA, and
+// waits until the API server calls it. It is deleted when the test ends.
+func (e *env) registerPublishWebhook(ns, caFile, url string) {
+	e.t.Helper()
+	root, err := controlplane.RepoRoot()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	objs, err := manifest.ReadFile(filepath.Join(root, "manifests", "publish", "mutatingwebhookconfiguration.yaml"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	cfg := objs[0].(*admissionregistrationv1.MutatingWebhookConfiguration)
+	caPEM, err := os.ReadFile(caFile)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	cfg.Name += "-" + ns
+	for i := range cfg.Webhooks {
+		cfg.Webhooks[i].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: caPEM}
+		cfg.Webhooks[i].NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}}
+	}
+	client := e.client.AdmissionregistrationV1().MutatingWebhookConfigurations()
+	if _, err := client.Create(e.ctx, cfg, metav1.CreateOptions{}); err != nil {
+		e.t.Fatalf("registering the webhook: %v", err)
+	}
+	e.t.Cleanup(func() {
+		if err := client.Delete(e.ctx, cfg.Name, metav1.DeleteOptions{}); err != nil {
+			e.t.Errorf("deleting the webhook configuration: %v", err)
+		}
+	})
+	// The API server picks configurations up from an informer: probe with
+	// dry-run creates (the webhook has no side effects) until one comes
+	// back published.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		probe := newPod("probe", windowsAware, "mcr.microsoft.com/windows/servercore:ltsc2019")
+		got, err := e.client.CoreV1().Pods(ns).Create(e.ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err == nil && got.Annotations[publish.AnnotationPublished] != "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("the API server did not call the webhook within 30s (last error: %v)", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// requiredBuilds lists the values of the build In expressions of the
+// pod's required node affinity terms.
+func requiredBuilds(p *v1.Pod) []string {
+	var out []string
+	if p.Spec.Affinity == nil || p.Spec.Affinity.NodeAffinity == nil || p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return nil
+	}
+	for _, term := range p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		for _, expr := range term.MatchExpressions {
+			if expr.Key == v1.LabelWindowsBuild && expr.Operator == v1.NodeSelectorOpIn {
+				out = append(out, expr.Values...)
+			}
+		}
+	}
+	return out
+}
+
+// equalScheduling reports whether the stored pod kept the node selector,
+// affinity and tolerations the test created it with (the API server adds
+// its default not-ready and unreachable tolerations).
+func equalScheduling(sent, stored *v1.Pod) bool {
+	tolerations := slices.DeleteFunc(slices.Clone(stored.Spec.Tolerations), func(t v1.Toleration) bool {
+		return t.Key == v1.TaintNodeNotReady || t.Key == v1.TaintNodeUnreachable
+	})
+	return fmt.Sprint(sent.Spec.NodeSelector) == fmt.Sprint(stored.Spec.NodeSelector) &&
+		fmt.Sprint(sent.Spec.Affinity) == fmt.Sprint(stored.Spec.Affinity) &&
+		len(tolerations) == len(sent.Spec.Tolerations)
+}
