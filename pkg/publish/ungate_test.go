@@ -18,12 +18,14 @@ package publish
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/kubernetes/pkg/apis/core"
 	corev1 "k8s.io/kubernetes/pkg/apis/core/v1"
 	"k8s.io/kubernetes/pkg/apis/core/validation"
@@ -306,5 +308,33 @@ func TestValidateUpdateBites(t *testing.T) {
 				t.Errorf("validation accepted it")
 			}
 		})
+	}
+}
+
+// TestManualUngatePatch: the patch the README gives for removing the gate
+// by hand removes it alone, wherever it is in the list.
+func TestManualUngatePatch(t *testing.T) {
+	const manualPatch = `{"metadata":{"labels":{"windows-aware.x-k8s.io/gated":null}},"spec":{"schedulingGates":[{"$patch":"delete","name":"windows-aware.x-k8s.io/platform"}]}}`
+	pod := with(podOf("contoso.azurecr.io/web:1.4.2"), func(p *v1.Pod) {
+		p.Labels = map[string]string{LabelGated: "true", "app": "web"}
+		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/quota"}, {Name: GatePlatform}}
+	})
+	before, err := json.Marshal(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := strategicpatch.StrategicMergePatch(before, []byte(manualPatch), v1.Pod{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got v1.Pod
+	if err := json.Unmarshal(after, &got); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]v1.PodSchedulingGate{{Name: "example.com/quota"}}, got.Spec.SchedulingGates); diff != "" {
+		t.Errorf("gates (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]string{"app": "web"}, got.Labels); diff != "" {
+		t.Errorf("labels (-want +got):\n%s", diff)
 	}
 }
