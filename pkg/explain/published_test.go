@@ -43,7 +43,7 @@ func TestExplainShowsPublished(t *testing.T) {
 	}
 	stamped := &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "nano", Namespace: "default"},
-		Spec: v1.PodSpec{SchedulerName: profile.Name, Containers: []v1.Container{{Name: "c", Image: "mcr.microsoft.com/windows/nanoserver:ltsc2022"}}},
+		Spec:       v1.PodSpec{SchedulerName: profile.Name, Containers: []v1.Container{{Name: "c", Image: "mcr.microsoft.com/windows/nanoserver:ltsc2022"}}},
 	}
 	rec, outcome := publisher.Publish(stamped)
 	if outcome != publish.OutcomeStamped {
