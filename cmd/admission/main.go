@@ -52,6 +52,7 @@ type options struct {
 	keyFile       string
 	shutdownDelay time.Duration
 	version       bool
+	ungate        ungateOptions
 }
 
 func newCommand() *cobra.Command {
@@ -69,7 +70,13 @@ writes nothing into a pod whose own constraints contradict the decision. It
 admits every pod: on an error the pod is admitted unchanged.
 
 It serves /mutate (AdmissionReview v1), /healthz, /readyz and /metrics over
-TLS, with the certificate and key files reloaded when they change.`,
+TLS, with the certificate and key files reloaded when they change.
+
+When the profile's imageResolution gates pods (the scheduling gate
+` + publish.GatePlatform + `), the replica that holds a Lease also
+resolves the images of the gated pods, writes what their registries tell and
+removes the gate in one update; after gateTimeout, or when a registry fails,
+it removes the gate under onFailure with a Warning Event.`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -93,6 +100,7 @@ TLS, with the certificate and key files reloaded when they change.`,
 	fs.DurationVar(&o.shutdownDelay, "shutdown-delay", 5*time.Second,
 		"on SIGTERM, how long to keep serving while /readyz fails, so that the Service stops sending requests first")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	o.ungate.addFlags(fs)
 	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(klogFlags)
 	fs.AddGoFlag(klogFlags.Lookup("v")) // the log verbosity; klog's other flags are of no use here
@@ -113,6 +121,16 @@ func (o *options) run(ctx context.Context) error {
 	}
 	logger := klog.FromContext(ctx)
 	logger.Info("Starting", "version", versionString(), "profile", profile.Name, "address", fmt.Sprintf("%s:%d", o.bindAddress, o.port))
+	ungateCtx, stopUngating := context.WithCancel(ctx)
+	defer stopUngating()
+	waitUngating, err := o.ungate.start(ungateCtx, logger, profile)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		stopUngating()
+		waitUngating() // the Lease is released for the next replica
+	}()
 	return serve(ctx, logger, publisher, o)
 }
 

@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -147,6 +148,13 @@ func (e *env) startPublishWebhook(ns string) *controlplane.Process {
 // waits until the API server calls it. It is deleted when the test ends.
 func (e *env) registerPublishWebhook(ns, caFile, url string) {
 	e.t.Helper()
+	e.registerPublishWebhookFor(ns, windowsAware, caFile, url)
+}
+
+// registerPublishWebhookFor is registerPublishWebhook for the pods of the
+// profile (schedulerName) profile.
+func (e *env) registerPublishWebhookFor(ns, profile, caFile, url string) {
+	e.t.Helper()
 	root, err := controlplane.RepoRoot()
 	if err != nil {
 		e.t.Fatal(err)
@@ -164,6 +172,10 @@ func (e *env) registerPublishWebhook(ns, caFile, url string) {
 	for i := range cfg.Webhooks {
 		cfg.Webhooks[i].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: caPEM}
 		cfg.Webhooks[i].NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}}
+		for j := range cfg.Webhooks[i].MatchConditions {
+			c := &cfg.Webhooks[i].MatchConditions[j]
+			c.Expression = strings.ReplaceAll(c.Expression, "'"+windowsAware+"'", "'"+profile+"'")
+		}
 	}
 	client := e.client.AdmissionregistrationV1().MutatingWebhookConfigurations()
 	if _, err := client.Create(e.ctx, cfg, metav1.CreateOptions{}); err != nil {
@@ -179,7 +191,7 @@ func (e *env) registerPublishWebhook(ns, caFile, url string) {
 	// back published.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		probe := newPod("probe", windowsAware, "mcr.microsoft.com/windows/servercore:ltsc2019")
+		probe := newPod("probe", profile, "mcr.microsoft.com/windows/servercore:ltsc2019")
 		got, err := e.client.CoreV1().Pods(ns).Create(e.ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		if err == nil && got.Annotations[publish.AnnotationPublished] != "" {
 			return
