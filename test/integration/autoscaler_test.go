@@ -123,7 +123,7 @@ func TestKarpenterScalesWindowsPools(t *testing.T) {
 		ns := e.plainNamespace("autoscaler-publish-on")
 		nodesBefore := k.nodeNames(t)
 
-		e.startPublishWebhook(ns)
+		e.startPublishWebhook(ns, webhookOptions{})
 		created := time.Now()
 		pod := e.createPod(ns, requestingPod("nanoserver", ltsc2022Image))
 		if got := requiredBuilds(pod); pod.Spec.NodeSelector[v1.LabelOSStable] != "windows" || !slices.Equal(got, []string{"10.0.20348", "10.0.26100"}) {

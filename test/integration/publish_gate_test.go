@@ -37,7 +37,6 @@ import (
 	"github.com/windows-aware/windows-aware/internal/localproc"
 	"github.com/windows-aware/windows-aware/internal/manifest"
 	"github.com/windows-aware/windows-aware/internal/oracle"
-	"github.com/windows-aware/windows-aware/internal/pki"
 	"github.com/windows-aware/windows-aware/internal/registryserver"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 	"github.com/windows-aware/windows-aware/pkg/publish"
@@ -63,10 +62,6 @@ const ungateSA = "system:serviceaccount:kube-system:windows-aware-publish"
 func TestPublishGate(t *testing.T) {
 	requireRegistryBinary(t)
 	e := requireCluster(t)
-	bins, err := controlplane.FindBinaries("", "", controlplane.Admission)
-	if err != nil {
-		t.Fatalf("the webhook binary: %v", err)
-	}
 	reg := startRegistry(t, registryserver.Options{InMemory: true})
 	down, err := reg.NewFaultProxy()
 	if err != nil {
@@ -87,35 +82,9 @@ func TestPublishGate(t *testing.T) {
 	runGateScheduler(t, e, cfgFile)
 	kubeconfig := e.applyUngateRBAC()
 
-	ca, err := pki.NewCA(filepath.Join(e.c.Dir, "gate-pki-"+ns), "windows-aware-publish-gate-test-ca")
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile, err := ca.IssueLoopbackServing("gate", "windows-aware-publish")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port, err := localproc.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	webhook, err := e.c.Run(e.ctx, "admission-gate", bins.Admission, []string{
-		"--config=" + cfgFile, "--profile=" + profileGate,
-		"--bind-address=127.0.0.1", fmt.Sprintf("--port=%d", port),
-		"--tls-cert-file=" + certFile, "--tls-private-key-file=" + keyFile,
-		"--shutdown-delay=0s", "-v=2",
+	e.startPublishWebhook(ns, webhookOptions{profile: profileGate, config: cfgFile, args: []string{
 		"--kubeconfig=" + kubeconfig, "--leader-elect-resource-namespace=kube-system",
-	}, fmt.Sprintf("https://127.0.0.1:%d/healthz", port))
-	if err != nil {
-		t.Fatalf("starting the webhook: %v", err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("admission log ends with:\n%s", webhook.Tail(6000))
-		}
-		webhook.Stop(10 * time.Second)
-	})
-	e.registerPublishWebhookFor(ns, profileGate, ca.CertFile, fmt.Sprintf("https://127.0.0.1:%d/mutate", port))
+	}})
 
 	// A private image built on 2019, whose tag names no build.
 	a, err := single(win(registryserver.OSVersion2019)).Build()

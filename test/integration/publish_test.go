@@ -58,7 +58,7 @@ func TestPublishMode(t *testing.T) {
 		windowsNode("pub-win-2019", oracle.Build2019, fixture.WindowsTaint),
 		windowsNode("pub-win-2022", oracle.Build2022, fixture.WindowsTaint),
 	)
-	webhook := e.startPublishWebhook(ns)
+	webhook := e.startPublishWebhook(ns, webhookOptions{})
 
 	// A selector-less ltsc2019 pod, published as it is created.
 	created := e.createPod(ns, newPod("iis", windowsAware, "mcr.microsoft.com/windows/servercore:ltsc2019"))
@@ -107,12 +107,25 @@ func TestPublishMode(t *testing.T) {
 	}
 }
 
+// webhookOptions are how a test runs bin/admission beyond the defaults
+// (the windows-aware profile of the cluster's scheduler configuration).
+type webhookOptions struct {
+	profile, config string
+	args            []string // more flags
+}
+
 // startPublishWebhook runs bin/admission on loopback, serving a
-// certificate of a CA of its own, with the cluster's scheduler
-// configuration, and registers it for the pods of namespace ns. The process
-// is stopped when the test ends.
-func (e *env) startPublishWebhook(ns string) *controlplane.Process {
+// certificate of a CA of its own, and registers it for the pods of
+// namespace ns. The process is stopped when the test ends (its log's end
+// printed if the test failed).
+func (e *env) startPublishWebhook(ns string, opts webhookOptions) *controlplane.Process {
 	e.t.Helper()
+	if opts.profile == "" {
+		opts.profile = windowsAware
+	}
+	if opts.config == "" {
+		opts.config = e.c.SchedulerConfigFile
+	}
 	bins, err := controlplane.FindBinaries("", "", controlplane.Admission)
 	if err != nil {
 		e.t.Fatalf("the webhook binary: %v", err)
@@ -129,17 +142,22 @@ func (e *env) startPublishWebhook(ns string) *controlplane.Process {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	webhook, err := e.c.Run(e.ctx, "admission-"+ns, bins.Admission, []string{
-		"--config=" + e.c.SchedulerConfigFile, "--profile=" + windowsAware,
+	webhook, err := e.c.Run(e.ctx, "admission-"+ns, bins.Admission, append([]string{
+		"--config=" + opts.config, "--profile=" + opts.profile,
 		"--bind-address=127.0.0.1", fmt.Sprintf("--port=%d", port),
 		"--tls-cert-file=" + certFile, "--tls-private-key-file=" + keyFile,
 		"--shutdown-delay=0s", "-v=2",
-	}, fmt.Sprintf("https://127.0.0.1:%d/healthz", port))
+	}, opts.args...), fmt.Sprintf("https://127.0.0.1:%d/healthz", port))
 	if err != nil {
 		e.t.Fatalf("starting the webhook: %v", err)
 	}
-	e.t.Cleanup(func() { webhook.Stop(5 * time.Second) })
-	e.registerPublishWebhook(ns, ca.CertFile, fmt.Sprintf("https://127.0.0.1:%d/mutate", port))
+	e.t.Cleanup(func() {
+		if e.t.Failed() {
+			e.t.Logf("admission log ends with:\n%s", webhook.Tail(6000))
+		}
+		webhook.Stop(10 * time.Second)
+	})
+	e.registerPublishWebhookFor(ns, opts.profile, ca.CertFile, fmt.Sprintf("https://127.0.0.1:%d/mutate", port))
 	return webhook
 }
 
