@@ -109,8 +109,11 @@ test-fuzz: ## A short run of every fuzz target (FUZZTIME each).
 fuzz-long: ## Every fuzz target until FUZZ_EXECS executions (10,000,000) each.
 	$(foreach t,$(fuzz_selected),$(call fuzz_one,$(t),$(FUZZ_EXECS)x)$(newline))
 
+# The tools make demo runs (the integration tests need every tool).
+DEMO_TOOLS := etcd kube-apiserver kube-controller-manager kubectl kwok registry
+
 .PHONY: tools
-tools: ## Build etcd, kube-apiserver, kube-controller-manager, kubectl, kwok, helm and the OCI registry into bin/tools (K8S=1.36: that minor's kube-* into bin/tools/k8s1.36).
+tools: ## Build etcd, kube-apiserver, kube-controller-manager, kubectl, kwok, helm, the OCI registry and Karpenter's kwok provider into bin/tools (K8S=1.36: that minor's kube-* into bin/tools/k8s1.36).
 	hack/build-tools.sh
 
 .PHONY: test-integration
@@ -120,7 +123,8 @@ test-integration: build tools ## Integration tests against a real kube-apiserver
 	  $(GO) test $(K8S_GOFLAGS) -count=1 -timeout 30m ./test/integration/...
 
 .PHONY: demo
-demo: build tools ## Run a local cluster with 5,000 simulated nodes and the seed workloads.
+demo: build ## Run a local cluster with 5,000 simulated nodes and the seed workloads.
+	hack/build-tools.sh $(DEMO_TOOLS)
 	hack/demo.sh up
 
 .PHONY: demo-down

@@ -25,6 +25,8 @@
 #   helm                     helm.sh/helm/v4             hack/tools/helm/go.mod
 #   registry                 github.com/distribution/distribution/v3
 #                                                        hack/tools/registry/go.mod
+#   karpenter-kwok           sigs.k8s.io/karpenter       hack/tools/karpenter/go.mod
+#     and karpenter-crds/    (its CRDs, copied from the module)
 #
 # Each binary has a stamp file beside it (<tool>.stamp) naming the module
 # version and the Go version it was built with; a tool is rebuilt only when
@@ -68,12 +70,14 @@ module_version() {
     -f '{{if .Replace}}{{.Replace.Version}}{{else}}{{.Version}}{{end}}' "$2")
 }
 
-# build NAME DIR MODULE PACKAGE [LDFLAGS [MODFILE [OUT_DIR]]]
+# build NAME DIR MODULE PACKAGE [LDFLAGS [MODFILE [OUT_DIR [SOURCE]]]]
+# SOURCE, when set, names the tool's own code (a hash of it) in the stamp,
+# for a tool built from a main package of this repository.
 build() {
-  local name=$1 dir=$2 module=$3 pkg=$4 ldflags=${5:-} modfile=${6:-$2/go.mod} out=${7:-$TOOLS_DIR}
+  local name=$1 dir=$2 module=$3 pkg=$4 ldflags=${5:-} modfile=${6:-$2/go.mod} out=${7:-$TOOLS_DIR} source=${8:-}
   local version stamp bin want
   version=$(module_version "$dir" "$module" "$modfile")
-  want="$name $module@$version $GO_VERSION"
+  want="$name $module@$version $GO_VERSION${source:+ $source}"
   mkdir -p "$out"
   bin=$out/$name
   stamp=$out/$name.stamp
@@ -120,6 +124,38 @@ kwok_ldflags() {
   printf -- '-X sigs.k8s.io/kwok/pkg/consts.Version=%s' "${v#v}"
 }
 
+karpenter_ldflags() {
+  local v
+  v=$(module_version "$ROOT/hack/tools/karpenter" sigs.k8s.io/karpenter)
+  printf -- '-X sigs.k8s.io/karpenter/pkg/operator.Version=%s' "$v"
+}
+
+# karpenter_crds: the CRDs karpenter-kwok serves (NodePool, NodeClaim,
+# NodeOverlay, CapacityBuffer and KWOKNodeClass), copied from the module
+# the binary is built from into $TOOLS_DIR/karpenter-crds, with a stamp as
+# the binaries have.
+karpenter_crds() {
+  local dir=$ROOT/hack/tools/karpenter module=sigs.k8s.io/karpenter
+  local version want out=$TOOLS_DIR/karpenter-crds
+  version=$(module_version "$dir" "$module")
+  want="karpenter-crds $module@$version"
+  if [[ -f $out.stamp && "$(cat "$out.stamp")" == "$want" ]]; then
+    log "karpenter-crds: up to date ($module@$version)"
+    return
+  fi
+  local src
+  src=$(cd "$dir" && "$GO" mod download -json "$module@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
+  [[ -n $src && -d $src ]] || { log "karpenter-crds: no module directory for $module@$version"; exit 1; }
+  rm -rf "$out.tmp"
+  mkdir -p "$out.tmp"
+  cp "$src"/kwok/charts/crds/*.yaml "$src"/kwok/apis/crds/*.yaml "$out.tmp"/
+  chmod 0644 "$out.tmp"/*.yaml
+  rm -rf "$out"
+  mv "$out.tmp" "$out"
+  printf '%s\n' "$want" >"$out.stamp"
+  log "karpenter-crds: copied $(ls "$out" | wc -l) CRDs from $module@$version -> $out"
+}
+
 helm_ldflags() {
   local v
   v=$(module_version "$ROOT/hack/tools/helm" helm.sh/helm/v4)
@@ -128,7 +164,7 @@ helm_ldflags() {
 }
 
 want=("$@")
-[[ ${#want[@]} -gt 0 ]] || want=(etcd kube-apiserver kube-controller-manager kubectl kwok helm registry)
+[[ ${#want[@]} -gt 0 ]] || want=(etcd kube-apiserver kube-controller-manager kubectl kwok helm registry karpenter-kwok)
 
 total=$SECONDS
 log "tools dir: $TOOLS_DIR ($GO_VERSION); Kubernetes $K8S tools in $KUBE_DIR"
@@ -146,8 +182,12 @@ for tool in "${want[@]}"; do
     registry)
       build registry "$ROOT/hack/tools/registry" github.com/distribution/distribution/v3 \
         github.com/distribution/distribution/v3/cmd/registry "$(registry_ldflags)" ;;
+    karpenter-kwok)
+      build karpenter-kwok "$ROOT/hack/tools/karpenter" sigs.k8s.io/karpenter . "$(karpenter_ldflags)" "" "" \
+        "source:$(cat "$ROOT"/hack/tools/karpenter/*.go "$ROOT"/hack/tools/karpenter/go.sum | sha256sum | cut -c1-16)"
+      karpenter_crds ;;
     *)
-      log "unknown tool $tool (want etcd, kube-apiserver, kube-controller-manager, kubectl, kwok, helm or registry)"
+      log "unknown tool $tool (want etcd, kube-apiserver, kube-controller-manager, kubectl, kwok, helm, registry or karpenter-kwok)"
       exit 2 ;;
   esac
 done

@@ -50,9 +50,9 @@ type options struct {
 	certFile      string
 	keyFile       string
 	selfTLS       selfManagedTLS
-	kubeconfig    string
 	shutdownDelay time.Duration
 	version       bool
+	ungate        ungateOptions
 }
 
 func newCommand() *cobra.Command {
@@ -73,7 +73,13 @@ It serves /mutate (AdmissionReview v1), /healthz, /readyz and /metrics over
 TLS, with the certificate and key files reloaded when they change, or with
 a CA and certificate it keeps itself in a Secret (--tls-secret), shared by
 its replicas and renewed before they expire, whose CA it patches into its
-MutatingWebhookConfiguration.`,
+MutatingWebhookConfiguration.
+
+When the profile's imageResolution gates pods (the scheduling gate
+` + publish.GatePlatform + `), the replica that holds a Lease also
+resolves the images of the gated pods, writes what their registries tell and
+removes the gate in one update; after gateTimeout, or when a registry fails,
+it removes the gate under onFailure with a Warning Event.`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -95,10 +101,10 @@ MutatingWebhookConfiguration.`,
 	fs.StringVar(&o.certFile, "tls-cert-file", "", "serving certificate (PEM, with its chain); reloaded when it changes")
 	fs.StringVar(&o.keyFile, "tls-private-key-file", "", "serving certificate's private key (PEM); reloaded when it changes")
 	o.selfTLS.addFlags(fs)
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the API server (default: the in-cluster service account); used with --tls-secret")
 	fs.DurationVar(&o.shutdownDelay, "shutdown-delay", 5*time.Second,
 		"on SIGTERM, how long to keep serving while /readyz fails, so that the Service stops sending requests first")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	o.ungate.addFlags(fs)
 	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(klogFlags)
 	fs.AddGoFlag(klogFlags.Lookup("v")) // the log verbosity; klog's other flags are of no use here
@@ -119,6 +125,16 @@ func (o *options) run(ctx context.Context) error {
 	}
 	logger := klog.FromContext(ctx)
 	logger.Info("Starting", "version", versionString(), "profile", profile.Name, "address", fmt.Sprintf("%s:%d", o.bindAddress, o.port))
+	ungateCtx, stopUngating := context.WithCancel(ctx)
+	defer stopUngating()
+	waitUngating, err := o.ungate.start(ungateCtx, logger, profile)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		stopUngating()
+		waitUngating() // the Lease is released for the next replica
+	}()
 	return serve(ctx, logger, publisher, o)
 }
 

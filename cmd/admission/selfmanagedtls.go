@@ -26,7 +26,6 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 
 	"github.com/windows-aware/windows-aware/pkg/webhookcert"
@@ -113,7 +112,7 @@ func (o *options) startCertificates(ctx, certCtx context.Context, logger klog.Lo
 	if err != nil {
 		return nil, err
 	}
-	restConfig, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	restConfig, err := o.ungate.restConfig()
 	if err != nil {
 		return nil, fmt.Errorf("the API server's address and credentials (--kubeconfig, else in-cluster): %w", err)
 	}

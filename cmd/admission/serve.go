@@ -31,6 +31,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/ungate"
 )
 
 // shutdownTimeout bounds how long requests in flight may take to finish
@@ -52,6 +53,7 @@ func serve(ctx context.Context, logger klog.Logger, publisher *publish.Publisher
 
 	registry := metrics.NewKubeRegistry()
 	publish.RegisterMetrics(registry)
+	ungate.RegisterMetrics(registry)
 	var stopping atomic.Bool
 
 	mux := http.NewServeMux()

@@ -25,7 +25,8 @@ import (
 // requireBuilds adds "node.kubernetes.io/windows-build In builds" to every
 // required node affinity term of the pod (the terms are ORed, so each must
 // say it), or makes it the one term when the pod has none. A term that
-// already allows only some of those builds says enough and is left alone;
+// already allows only some of those builds says enough and is left alone,
+// and so is an empty term, which matches no node;
 // any other term gets the expression beside its own, which ANDs them, so
 // that no term admits a build the scheduler rejects. It reports whether it
 // added anything.
@@ -40,7 +41,7 @@ func requireBuilds(pod *v1.Pod, builds []string) bool {
 	added := false
 	terms := na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
 	for i := range terms {
-		if allowsOnly(&terms[i], builds) {
+		if allowsOnly(&terms[i], builds) || emptyTerm(&terms[i]) {
 			continue
 		}
 		terms[i].MatchExpressions = append(terms[i].MatchExpressions, buildIn(builds))
@@ -66,6 +67,13 @@ func preferBuild(pod *v1.Pod, build string) bool {
 		Preference: v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{buildIn([]string{build})}},
 	})
 	return true
+}
+
+// emptyTerm reports whether the term has no requirement: it matches no
+// node, so adding to it changes nothing (and the API server refuses the
+// addition on a gated pod).
+func emptyTerm(term *v1.NodeSelectorTerm) bool {
+	return len(term.MatchExpressions) == 0 && len(term.MatchFields) == 0
 }
 
 // allowsOnly reports whether the term has an In expression on the build

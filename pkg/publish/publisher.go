@@ -63,6 +63,9 @@ const (
 type Publisher struct {
 	profile string
 	plugin  *windowsaware.WindowsAware
+	// resolution is the profile's imageResolution args, which say how
+	// long a gated pod waits and what applies when its registry fails.
+	resolution config.ImageResolution
 }
 
 // New returns a Publisher for the profile named profile (its
@@ -74,7 +77,7 @@ func New(profile string, args *config.WindowsAwareArgs) (*Publisher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("profile %q: %w", profile, err)
 	}
-	return &Publisher{profile: profile, plugin: pl}, nil
+	return &Publisher{profile: profile, plugin: pl, resolution: args.ImageResolution}, nil
 }
 
 // Profile is the schedulerName of the pods the publisher changes.
@@ -100,6 +103,10 @@ func (p *Publisher) Publish(pod *v1.Pod) (Record, Outcome) {
 	}
 	if waits && !slices.ContainsFunc(pod.Spec.SchedulingGates, func(g v1.PodSchedulingGate) bool { return g.Name == GatePlatform }) {
 		pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, v1.PodSchedulingGate{Name: GatePlatform})
+		if pod.Labels == nil {
+			pod.Labels = map[string]string{}
+		}
+		pod.Labels[LabelGated] = "true"
 		rec.GatedOn = gatedOn
 	}
 	if rec.Empty() {

@@ -331,6 +331,7 @@ func TestPublish(t *testing.T) {
 			}
 			if tt.wantGates != nil {
 				want.Spec.SchedulingGates = tt.wantGates
+				want.Labels = map[string]string{LabelGated: "true"}
 			}
 			if want.Annotations == nil {
 				want.Annotations = map[string]string{}

@@ -44,6 +44,10 @@ type Record struct {
 	// GatedOn is the image whose registry the pod waits for, when the
 	// scheduling gate GatePlatform was added.
 	GatedOn string `json:"gatedOn,omitempty"`
+	// Fallback is the onFailure policy (TagRules or Reject) under which
+	// the gate was removed, when the registry did not tell the platforms
+	// of an image in time.
+	Fallback string `json:"fallback,omitempty"`
 }
 
 // Empty reports whether nothing was written.

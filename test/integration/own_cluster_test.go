@@ -40,19 +40,23 @@ import (
 // kept if the test failed. Nothing is cleaned up inside it.
 func ownCluster(t *testing.T, schedulerArgs ...string) *env {
 	t.Helper()
+	return ownClusterWith(t, controlplane.Options{Schedulers: 1, SchedulerArgs: schedulerArgs})
+}
+
+// ownClusterWith is ownCluster with the control plane opts describe (kwok,
+// say); it waits for a scheduler to lead, so opts must start at least one.
+func ownClusterWith(t *testing.T, opts controlplane.Options) *env {
+	t.Helper()
 	if skipReason != "" {
 		t.Skip(skipReason)
 	}
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	c, err := controlplane.Start(ctx, controlplane.Options{
-		Schedulers:    1,
-		SchedulerArgs: schedulerArgs,
-		Logf: func(format string, args ...any) {
-			fmt.Fprintf(os.Stderr, "[%s %6.1fs] %s\n", t.Name(), time.Since(start).Seconds(), fmt.Sprintf(format, args...))
-		},
-	})
+	opts.Logf = func(format string, args ...any) {
+		fmt.Fprintf(os.Stderr, "[%s %6.1fs] %s\n", t.Name(), time.Since(start).Seconds(), fmt.Sprintf(format, args...))
+	}
+	c, err := controlplane.Start(ctx, opts)
 	if err != nil {
 		t.Fatalf("starting the control plane: %v", err)
 	}

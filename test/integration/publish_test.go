@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,41 +52,13 @@ import (
 //     Ignore), unpublished, and the scheduler still places them right.
 func TestPublishMode(t *testing.T) {
 	e := requireCluster(t)
-	bins, err := controlplane.FindBinaries("", "", controlplane.Admission)
-	if err != nil {
-		t.Fatalf("the webhook binary: %v", err)
-	}
 	ns := e.namespace()
 	e.createNodes(
 		linuxNode("pub-linux"),
 		windowsNode("pub-win-2019", oracle.Build2019, fixture.WindowsTaint),
 		windowsNode("pub-win-2022", oracle.Build2022, fixture.WindowsTaint),
 	)
-
-	// The webhook, serving a certificate for 127.0.0.1.
-	ca, err := pki.NewCA(filepath.Join(e.c.Dir, "publish-pki-"+ns), "windows-aware-publish-test-ca")
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile, err := ca.IssueLoopbackServing("publish", "windows-aware-publish")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port, err := localproc.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	webhook, err := e.c.Run(e.ctx, "admission", bins.Admission, []string{
-		"--config=" + e.c.SchedulerConfigFile, "--profile=" + windowsAware,
-		"--bind-address=127.0.0.1", fmt.Sprintf("--port=%d", port),
-		"--tls-cert-file=" + certFile, "--tls-private-key-file=" + keyFile,
-		"--shutdown-delay=0s", "-v=2",
-	}, fmt.Sprintf("https://127.0.0.1:%d/healthz", port))
-	if err != nil {
-		t.Fatalf("starting the webhook: %v", err)
-	}
-	t.Cleanup(func() { webhook.Stop(5 * time.Second) })
-	e.registerPublishWebhook(ns, ca.CertFile, fmt.Sprintf("https://127.0.0.1:%d/mutate", port))
+	webhook := e.startPublishWebhook(ns, webhookOptions{})
 
 	// A selector-less ltsc2019 pod, published as it is created.
 	created := e.createPod(ns, newPod("iis", windowsAware, "mcr.microsoft.com/windows/servercore:ltsc2019"))
@@ -134,10 +107,71 @@ func TestPublishMode(t *testing.T) {
 	}
 }
 
+// webhookOptions are how a test runs bin/admission beyond the defaults
+// (the windows-aware profile of the cluster's scheduler configuration).
+type webhookOptions struct {
+	profile, config string
+	args            []string // more flags
+}
+
+// startPublishWebhook runs bin/admission on loopback, serving a
+// certificate of a CA of its own, and registers it for the pods of
+// namespace ns. The process is stopped when the test ends (its log's end
+// printed if the test failed).
+func (e *env) startPublishWebhook(ns string, opts webhookOptions) *controlplane.Process {
+	e.t.Helper()
+	if opts.profile == "" {
+		opts.profile = windowsAware
+	}
+	if opts.config == "" {
+		opts.config = e.c.SchedulerConfigFile
+	}
+	bins, err := controlplane.FindBinaries("", "", controlplane.Admission)
+	if err != nil {
+		e.t.Fatalf("the webhook binary: %v", err)
+	}
+	ca, err := pki.NewCA(filepath.Join(e.c.Dir, "publish-pki-"+ns), "windows-aware-publish-test-ca")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	certFile, keyFile, err := ca.IssueLoopbackServing("publish", "windows-aware-publish")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	port, err := localproc.FreePort()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	webhook, err := e.c.Run(e.ctx, "admission-"+ns, bins.Admission, append([]string{
+		"--config=" + opts.config, "--profile=" + opts.profile,
+		"--bind-address=127.0.0.1", fmt.Sprintf("--port=%d", port),
+		"--tls-cert-file=" + certFile, "--tls-private-key-file=" + keyFile,
+		"--shutdown-delay=0s", "-v=2",
+	}, opts.args...), fmt.Sprintf("https://127.0.0.1:%d/healthz", port))
+	if err != nil {
+		e.t.Fatalf("starting the webhook: %v", err)
+	}
+	e.t.Cleanup(func() {
+		if e.t.Failed() {
+			e.t.Logf("admission log ends with:\n%s", webhook.Tail(6000))
+		}
+		webhook.Stop(10 * time.Second)
+	})
+	e.registerPublishWebhookFor(ns, opts.profile, ca.CertFile, fmt.Sprintf("https://127.0.0.1:%d/mutate", port))
+	return webhook
+}
+
 // registerPublishWebhook registers the shipped MutatingWebhookConfiguration
 // for the pods of namespace ns alone, calling url with caFile's CA, and
 // waits until the API server calls it. It is deleted when the test ends.
 func (e *env) registerPublishWebhook(ns, caFile, url string) {
+	e.t.Helper()
+	e.registerPublishWebhookFor(ns, windowsAware, caFile, url)
+}
+
+// registerPublishWebhookFor is registerPublishWebhook for the pods of the
+// profile (schedulerName) profile.
+func (e *env) registerPublishWebhookFor(ns, profile, caFile, url string) {
 	e.t.Helper()
 	root, err := controlplane.RepoRoot()
 	if err != nil {
@@ -156,6 +190,10 @@ func (e *env) registerPublishWebhook(ns, caFile, url string) {
 	for i := range cfg.Webhooks {
 		cfg.Webhooks[i].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: caPEM}
 		cfg.Webhooks[i].NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}}
+		for j := range cfg.Webhooks[i].MatchConditions {
+			c := &cfg.Webhooks[i].MatchConditions[j]
+			c.Expression = strings.ReplaceAll(c.Expression, "'"+windowsAware+"'", "'"+profile+"'")
+		}
 	}
 	client := e.client.AdmissionregistrationV1().MutatingWebhookConfigurations()
 	if _, err := client.Create(e.ctx, cfg, metav1.CreateOptions{}); err != nil {
@@ -171,7 +209,7 @@ func (e *env) registerPublishWebhook(ns, caFile, url string) {
 	// back published.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		probe := newPod("probe", windowsAware, "mcr.microsoft.com/windows/servercore:ltsc2019")
+		probe := newPod("probe", profile, "mcr.microsoft.com/windows/servercore:ltsc2019")
 		got, err := e.client.CoreV1().Pods(ns).Create(e.ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		if err == nil && got.Annotations[publish.AnnotationPublished] != "" {
 			return

@@ -26,6 +26,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/clock"
@@ -67,6 +68,9 @@ type resolution struct {
 	held map[types.UID]*heldPod
 	// byKey finds a held pod from the waiter key the resolver reports.
 	byKey map[string]*heldPod
+	// blocked are the callers of Resolve waiting for a result, by the
+	// waiter key they gave the resolver.
+	blocked map[string]chan struct{}
 }
 
 type heldPod struct {
@@ -84,15 +88,25 @@ const maxHeld = 50000
 // newResolution starts the resolver of args, or returns nil when
 // resolution is off.
 func newResolution(ctx context.Context, args *config.ImageResolution, h fwk.Handle) (*resolution, error) {
-	if !imageinspect.Enabled(args) {
-		return nil, nil
-	}
 	var getSecret imageinspect.SecretGetter
 	if h != nil && h.ClientSet() != nil {
-		client := h.ClientSet()
-		getSecret = func(ctx context.Context, namespace, name string) (*v1.Secret, error) {
-			return client.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
-		}
+		getSecret = SecretGetterOf(h.ClientSet())
+	}
+	return startResolution(ctx, args, h, getSecret)
+}
+
+// SecretGetterOf reads pull secrets through client.
+func SecretGetterOf(client kubernetes.Interface) imageinspect.SecretGetter {
+	return func(ctx context.Context, namespace, name string) (*v1.Secret, error) {
+		return client.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
+	}
+}
+
+// startResolution starts the resolver of args, reading pull secrets with
+// getSecret; h, when not nil, is the framework whose pods it wakes.
+func startResolution(ctx context.Context, args *config.ImageResolution, h fwk.Handle, getSecret imageinspect.SecretGetter) (*resolution, error) {
+	if !imageinspect.Enabled(args) {
+		return nil, nil
 	}
 	resolver, err := imageinspect.New(imageinspect.ConfigFromArgs(args, getSecret))
 	if err != nil {
@@ -105,6 +119,7 @@ func newResolution(ctx context.Context, args *config.ImageResolution, h fwk.Hand
 		clock:    clock.RealClock{},
 		held:     map[types.UID]*heldPod{},
 		byKey:    map[string]*heldPod{},
+		blocked:  map[string]chan struct{}{},
 	}
 	resolver.OnResolved(res.wake)
 	resolver.Start(ctx)
@@ -306,6 +321,7 @@ func (res *resolution) forgetOldLocked(now time.Time) {
 func (res *resolution) wake(_ string, waiters []string) {
 	for _, key := range waiters {
 		res.activate(key)
+		res.unblock(key)
 	}
 }
 

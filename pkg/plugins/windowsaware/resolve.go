@@ -1,0 +1,169 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package windowsaware
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/windows-aware/windows-aware/pkg/imageinspect"
+)
+
+// Outside a scheduler, publish mode resolves a gated pod's images itself
+// and then writes what the plugin decides into the pod: it asks the same
+// resolver, with the same args, and decides with the same Decide. Waiting
+// is fine there, as nothing is being scheduled meanwhile.
+
+// NewResolving builds the plugin from its args, as New does, for a tool
+// that decides about pods outside a scheduler but with image resolution:
+// it starts the resolver of the args (none when resolution is off), which
+// reads the Secrets a pod names through getSecret when the args allow it
+// (nil for none). It watches no nodes and wakes no scheduler; Resolve
+// waits for the registries instead. The resolver runs until ctx ends.
+func NewResolving(ctx context.Context, obj runtime.Object, getSecret imageinspect.SecretGetter) (*WindowsAware, error) {
+	args, err := decodeArgs(obj)
+	if err != nil {
+		return nil, err
+	}
+	pl, err := newWindowsAware(args)
+	if err != nil {
+		return nil, err
+	}
+	if pl.resolution, err = startResolution(ctx, &pl.args.ImageResolution, nil, getSecret); err != nil {
+		return nil, err
+	}
+	return pl, nil
+}
+
+// UnresolvedError is an image of a pod whose platforms the registry did
+// not tell: it failed, or had not answered when the wait ended.
+type UnresolvedError struct {
+	// Image is the reference as the pod names it.
+	Image string
+	// Err is the registry's error (naming the image and the registry
+	// host), or the context's when the registry had not answered.
+	Err error
+}
+
+func (e *UnresolvedError) Error() string {
+	if _, registry := e.Err.(*imageinspect.Error); registry {
+		return e.Err.Error()
+	}
+	if errors.Is(e.Err, context.DeadlineExceeded) {
+		return fmt.Sprintf("image %q: its registry has not answered in time", e.Image)
+	}
+	return fmt.Sprintf("image %q: its registry has not answered: %v", e.Image, e.Err)
+}
+
+func (e *UnresolvedError) Unwrap() error { return e.Err }
+
+// Resolve asks the registries for the platforms of the pod's images that
+// the scheduler would resolve (in scope, tag without a build, allowlisted)
+// and waits until each is known, resolved or failed, or ctx ends. It
+// returns nil when every one resolved (or is one the policy refuses to
+// ask about, which the tag rules place quietly), else an *UnresolvedError
+// for the first image that failed or was still unanswered. Decide then
+// decides with what was learnt, and applies onFailure to the rest: the
+// tag rules, or under Reject a conflict that names the image.
+//
+// It blocks: call it off the scheduling path. A failure is not waited
+// out: as in the scheduler, the resolver retries in the background and
+// the next pods of the image find the result.
+func (pl *WindowsAware) Resolve(ctx context.Context, pod *v1.Pod) error {
+	res := pl.resolution
+	if res == nil || !res.inScope(pl.declaredOS(pod)) {
+		return nil
+	}
+	key := "resolve/" + string(pod.UID) + "/" + podKey(pod)
+	pulls := pullSecretsOf(pod)
+	for {
+		woken := res.block(key)
+		var (
+			waiting string
+			failed  error
+			again   bool
+		)
+		forEachImage(pod, func(ref string) bool {
+			if !pl.wantsRegistry(ref) {
+				return true
+			}
+			r, known := res.resolver.Lookup(ref)
+			switch {
+			case known && r.State == imageinspect.StateResolved:
+				return true
+			case known && r.State == imageinspect.StateFailed && r.Class == imageinspect.ClassRefused:
+				return true
+			case res.resolver.Want(ref, key, pulls):
+				// A run is queued or going on (for a failed image: past
+				// negativeTTL, or with other pull secrets).
+				waiting = ref
+				return false
+			case known && r.State == imageinspect.StateFailed:
+				if failed == nil {
+					failed = &UnresolvedError{Image: ref, Err: r.Err}
+				}
+				return true
+			}
+			// Answered between the two looks, or refused at once.
+			again = true
+			return false
+		})
+		switch {
+		case again:
+			continue
+		case waiting == "":
+			res.unblock(key)
+			return failed
+		}
+		select {
+		case <-woken:
+		case <-ctx.Done():
+			res.unblock(key)
+			return &UnresolvedError{Image: waiting, Err: ctx.Err()}
+		}
+	}
+}
+
+// block registers a caller of Resolve waiting under key and returns the
+// channel the resolver's callback signals; unblock signals and forgets it.
+func (res *resolution) block(key string) <-chan struct{} {
+	res.mu.Lock()
+	defer res.mu.Unlock()
+	ch, ok := res.blocked[key]
+	if !ok {
+		ch = make(chan struct{}, 1)
+		res.blocked[key] = ch
+	}
+	return ch
+}
+
+func (res *resolution) unblock(key string) {
+	res.mu.Lock()
+	ch, ok := res.blocked[key]
+	delete(res.blocked, key)
+	res.mu.Unlock()
+	if ok {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}

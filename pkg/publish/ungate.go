@@ -1,0 +1,152 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package publish
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/imageinspect"
+	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+)
+
+// LabelGated marks, with the value "true", a pod that carries GatePlatform,
+// so that the controller that removes the gate watches those pods alone
+// (a label selector) and not every pod of the cluster. It is removed with
+// the gate.
+const LabelGated = "windows-aware.x-k8s.io/gated"
+
+// NewResolving returns a Publisher, as New does, whose decisions read the
+// platforms the registries tell: it starts the image resolver of args
+// (until ctx ends), reading pull secrets with getSecret (nil for none).
+// It is the Publisher of the controller that ungates pods; Resolve asks
+// the registries about a pod, and Ungate writes the answer.
+func NewResolving(ctx context.Context, profile string, args *config.WindowsAwareArgs, getSecret imageinspect.SecretGetter) (*Publisher, error) {
+	pl, err := windowsaware.NewResolving(ctx, args, getSecret)
+	if err != nil {
+		return nil, fmt.Errorf("profile %q: %w", profile, err)
+	}
+	return &Publisher{profile: profile, plugin: pl, resolution: args.ImageResolution}, nil
+}
+
+// Resolve waits, at most until ctx ends, for the registries to tell the
+// platforms of the pod's images that the scheduler would wait for. The
+// error is a *windowsaware.UnresolvedError naming the image and the
+// registry's error.
+func (p *Publisher) Resolve(ctx context.Context, pod *v1.Pod) error {
+	return p.plugin.Resolve(ctx, pod)
+}
+
+// GateTimeout is the longest a gated pod waits for its registry.
+func (p *Publisher) GateTimeout() time.Duration { return p.resolution.GateTimeout.Duration }
+
+// OnFailure is the policy applied to a pod whose registry did not tell.
+func (p *Publisher) OnFailure() string { return p.resolution.OnFailure }
+
+// Gated reports whether the pod carries GatePlatform.
+func Gated(pod *v1.Pod) bool {
+	return slices.ContainsFunc(pod.Spec.SchedulingGates, isPlatformGate)
+}
+
+func isPlatformGate(g v1.PodSchedulingGate) bool { return g.Name == GatePlatform }
+
+// Ungate removes GatePlatform (and LabelGated) from a gated pod, in place,
+// and writes what the profile decides now that the registries were asked
+// (Resolve), so that a single update of the pod does both. resolveErr is
+// what Resolve returned: when the registry did not tell, the decision is
+// onFailure's (the tag rules; under Reject nothing is written and the
+// scheduler keeps the pod unschedulable, naming the image), and the record
+// says so.
+//
+// What it writes stays within what the API server lets an update change in
+// a pod that is still gated before the update: nodeSelector keys added,
+// never changed; a required node affinity set where the pod had none, or
+// an expression added inside each existing term, never a term added;
+// preferred terms and tolerations added. Publish's helpers only add, so
+// this holds by construction; the tests check it against the API's own
+// validation.
+//
+// The outcome is OutcomeStamped when constraints were written,
+// OutcomeConflict when the pod's own constraints (or onFailure Reject)
+// leave the decision to the scheduler, which then reports it, and
+// OutcomeSkipped when there was nothing to add or the pod is out of scope.
+// In every case the gate is gone; a pod without it is left as it is, but
+// for the label.
+func (p *Publisher) Ungate(pod *v1.Pod, resolveErr error) (Record, Outcome) {
+	delete(pod.Labels, LabelGated)
+	if !Gated(pod) {
+		return Record{}, OutcomeSkipped
+	}
+	pod.Spec.SchedulingGates = slices.DeleteFunc(pod.Spec.SchedulingGates, isPlatformGate)
+	if len(pod.Spec.SchedulingGates) == 0 {
+		pod.Spec.SchedulingGates = nil
+	}
+	if p.skipReason(pod) != "" {
+		return Record{}, OutcomeSkipped
+	}
+	d := p.plugin.Decide(pod)
+	if d.Conflict != "" {
+		return Record{}, OutcomeConflict
+	}
+	var added Record
+	if d.OS != "" {
+		p.writeOS(pod, &d, &added)
+	}
+	rec, _ := ParseRecord(pod.Annotations[AnnotationPublished]) // what admission wrote; none is fine
+	rec.Source = string(sourceOf(&d))
+	rec.GatedOn = ""
+	if resolveErr != nil {
+		rec.Fallback = p.resolution.OnFailure
+	}
+	if rec.OS == "" {
+		rec.OS = added.OS
+	}
+	if len(added.Builds) > 0 {
+		rec.Builds = added.Builds
+	}
+	if added.Preferred != "" {
+		rec.Preferred = added.Preferred
+	}
+	rec.Tolerations = append(rec.Tolerations, added.Tolerations...)
+	if pod.Annotations == nil {
+		pod.Annotations = map[string]string{}
+	}
+	pod.Annotations[AnnotationPublished] = rec.String()
+	if added.Empty() {
+		return rec, OutcomeSkipped
+	}
+	return rec, OutcomeStamped
+}
+
+// sourceOf is where what is written came from: the registry when it told
+// the platforms of an image the decision rests on, else the OS's source.
+func sourceOf(d *windowsaware.Decision) windowsaware.Source {
+	if slices.ContainsFunc(d.Images, func(in windowsaware.ImageDecision) bool { return in.Source == windowsaware.SourceRegistry }) {
+		return windowsaware.SourceRegistry
+	}
+	return d.OSSource
+}
+
+// Conflict is the message the scheduler rejects the pod with, when no
+// node can run it whatever the cluster holds (its constraints contradict
+// what its images need), or "". It names the images and builds.
+func (p *Publisher) Conflict(pod *v1.Pod) string { return p.plugin.Decide(pod).Conflict }

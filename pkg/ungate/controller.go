@@ -1,0 +1,231 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package ungate
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/windows-aware/windows-aware/pkg/publish"
+)
+
+// Defaults of Options.
+const (
+	DefaultWorkers = 8
+	// DefaultResync is how often every watched pod is looked at again,
+	// so that one whose updates kept failing (and was dropped from the
+	// queue) is tried again.
+	DefaultResync = 5 * time.Minute
+	// maxRetries bounds the failed attempts at one pod before it waits
+	// for the next resync.
+	maxRetries = 10
+)
+
+// Options configure a Controller.
+type Options struct {
+	// Timeout is the longest a pod waits for its registry, from its
+	// creation (or the controller's start, for pods created before):
+	// then onFailure applies. Default: the profile's gateTimeout.
+	Timeout time.Duration
+	// Workers are the pods worked on at once; each may wait for a
+	// registry up to Timeout. Default 8.
+	Workers int
+	// Resync is the informer's resync period. Default 5m.
+	Resync time.Duration
+	// Clock is the real clock when nil.
+	Clock clock.PassiveClock
+}
+
+// Controller removes the publish gate from pods, writing what their
+// registries told.
+type Controller struct {
+	client    kubernetes.Interface
+	publisher *publish.Publisher
+	recorder  events.EventRecorder
+	opts      Options
+	started   time.Time
+
+	factory  informers.SharedInformerFactory
+	informer cache.SharedIndexInformer
+	lister   corelisters.PodLister
+	queue    workqueue.TypedRateLimitingInterface[string]
+}
+
+// New builds a controller that watches, through client, the pods labelled
+// publish.LabelGated=true in every namespace, decides with publisher (one
+// of publish.NewResolving) and records Events with recorder.
+func New(client kubernetes.Interface, publisher *publish.Publisher, recorder events.EventRecorder, opts Options) *Controller {
+	if opts.Timeout <= 0 {
+		opts.Timeout = publisher.GateTimeout()
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = DefaultWorkers
+	}
+	if opts.Resync <= 0 {
+		opts.Resync = DefaultResync
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
+	selector := labels.Set{publish.LabelGated: "true"}.AsSelector().String()
+	factory := informers.NewSharedInformerFactoryWithOptions(client, opts.Resync,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }))
+	pods := factory.Core().V1().Pods()
+	c := &Controller{
+		client:    client,
+		publisher: publisher,
+		recorder:  recorder,
+		opts:      opts,
+		started:   opts.Clock.Now(),
+		factory:   factory,
+		informer:  pods.Informer(),
+		lister:    pods.Lister(),
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
+			workqueue.NewTypedItemExponentialFailureRateLimiter[string](100*time.Millisecond, time.Minute),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "windows_aware_ungate"}),
+	}
+	return c
+}
+
+// Run watches the gated pods and removes their gates until ctx ends. A
+// pod gated while the controller was not running is found by the
+// informer's list when it starts.
+func (c *Controller) Run(ctx context.Context) error {
+	logger := klog.FromContext(ctx)
+	defer c.queue.ShutDown()
+	reg, err := c.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			GatedPods.Inc()
+			c.enqueue(obj)
+		},
+		UpdateFunc: func(_, obj any) { c.enqueue(obj) },
+		DeleteFunc: func(any) {
+			// Deleted, or its label removed: either way no longer gated
+			// by us, and nothing to do.
+			GatedPods.Dec()
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("watching gated pods: %w", err)
+	}
+	defer func() { _ = c.informer.RemoveEventHandler(reg) }()
+	c.factory.Start(ctx.Done())
+	defer c.factory.Shutdown()
+	if !cache.WaitForCacheSync(ctx.Done(), reg.HasSynced) {
+		return ctx.Err()
+	}
+	logger.Info("Removing publish gates", "timeout", c.opts.Timeout, "workers", c.opts.Workers, "onFailure", c.publisher.OnFailure())
+	done := make(chan struct{})
+	for range c.opts.Workers {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for c.next(ctx) {
+			}
+		}()
+	}
+	<-ctx.Done()
+	c.queue.ShutDown()
+	for range c.opts.Workers {
+		<-done
+	}
+	GatedPods.Set(0)
+	return nil
+}
+
+func (c *Controller) enqueue(obj any) {
+	key, err := cache.MetaNamespaceKeyFunc(obj)
+	if err != nil {
+		utilruntime.HandleError(err)
+		return
+	}
+	c.queue.Add(key)
+}
+
+// next works on one pod; false once the queue is shut down.
+func (c *Controller) next(ctx context.Context) bool {
+	key, shutdown := c.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer c.queue.Done(key)
+	err := c.sync(ctx, key)
+	switch {
+	case err == nil || ctx.Err() != nil:
+		c.queue.Forget(key)
+	case c.queue.NumRequeues(key) < maxRetries:
+		klog.FromContext(ctx).V(2).Info("Retrying a gated pod", "pod", key, "err", err)
+		c.queue.AddRateLimited(key)
+	default:
+		utilruntime.HandleErrorWithContext(ctx, err, "Giving up on a gated pod until the next resync", "pod", key)
+		c.queue.Forget(key)
+	}
+	return true
+}
+
+// sync resolves one pod's images and removes its gate.
+func (c *Controller) sync(ctx context.Context, key string) error {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return nil
+	}
+	pod, err := c.lister.Pods(namespace).Get(name)
+	if apierrors.IsNotFound(err) {
+		return nil // deleted meanwhile
+	}
+	if err != nil {
+		return err
+	}
+	if pod.Labels[publish.LabelGated] != "true" && !publish.Gated(pod) {
+		return nil // done; the watch's selector drops it
+	}
+	var resolveErr error
+	if publish.Gated(pod) {
+		wait, cancel := context.WithDeadline(ctx, c.deadline(pod))
+		resolveErr = c.publisher.Resolve(wait, pod)
+		cancel()
+		if ctx.Err() != nil {
+			return ctx.Err() // stopping: the next leader takes the pod up
+		}
+	}
+	return c.ungate(ctx, pod, resolveErr)
+}
+
+// deadline is when the pod stops waiting for its registry: Timeout after
+// its creation, or after the controller started for a pod created before,
+// which may not have been asked about yet.
+func (c *Controller) deadline(pod *v1.Pod) time.Time {
+	from := pod.CreationTimestamp.Time
+	if from.Before(c.started) {
+		from = c.started
+	}
+	return from.Add(c.opts.Timeout)
+}
