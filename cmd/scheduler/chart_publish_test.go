@@ -17,6 +17,8 @@ limitations under the License.
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -235,6 +237,68 @@ func TestChartPublishTLS(t *testing.T) {
 				t.Error("an empty Secret for self-managed TLS beside cert-manager's")
 			}
 		})
+	}
+}
+
+// TestChartPublishGate: when the args gate pods for their registry, the
+// webhook gets what removing the gates takes, the rights of
+// manifests/publish-gate, and its Lease; with a gateTimeout of 0 it gates
+// nothing and gets none of it.
+func TestChartPublishGate(t *testing.T) {
+	const gating = `{publish: {enabled: true}, pluginArgs: {imageResolution: {scope: Windows, registries: [{host: mcr.microsoft.com}], credentials: {podPullSecrets: true}}}, imageResolution: {pullSecretNamespaces: [team-a]}}`
+	data, err := os.ReadFile(filepath.Join(publishDir+"-gate", "rbac.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := decodeManifests(t, "publish-gate/rbac.yaml", data, besideNamespace)
+	var wantCluster, wantRole []string
+	for _, key := range gate.keys() {
+		switch {
+		case strings.HasPrefix(key, "ClusterRole "):
+			wantCluster = append(wantCluster, ruleAtoms(roleRules(gate[key]))...)
+		case strings.HasPrefix(key, "Role "):
+			wantRole = append(wantRole, ruleAtoms(roleRules(gate[key]))...)
+		}
+	}
+	if len(wantCluster) == 0 || len(wantRole) == 0 {
+		t.Fatalf("manifests/publish-gate grants nothing: %v", gate.keys())
+	}
+
+	m := renderChart(t, besideNamespace, gating)
+	cluster := ruleAtoms(get[*rbacv1.ClusterRole](t, m, "ClusterRole", "", publishName).Rules)
+	role := ruleAtoms(get[*rbacv1.Role](t, m, "Role", besideNamespace, publishName).Rules)
+	for _, atom := range wantCluster {
+		if !slices.Contains(cluster, atom) {
+			t.Errorf("the webhook's ClusterRole lacks %s, which removing gates takes", atom)
+		}
+	}
+	for _, atom := range wantRole {
+		if !slices.Contains(role, atom) {
+			t.Errorf("the webhook's Role lacks %s, which removing gates takes", atom)
+		}
+	}
+	args := strings.Join(get[*appsv1.Deployment](t, m, "Deployment", besideNamespace, publishName).Spec.Template.Spec.Containers[0].Command, " ")
+	for _, want := range []string{"--leader-elect-resource-namespace=" + besideNamespace, "--leader-elect-resource-name=" + publishName + "-ungate"} {
+		if !strings.Contains(args, want) {
+			t.Errorf("command %q lacks %s", args, want)
+		}
+	}
+	pullSecrets := get[*rbacv1.RoleBinding](t, m, "RoleBinding", "team-a", besideRelease+":image-pull-secrets")
+	if !slices.ContainsFunc(pullSecrets.Subjects, func(s rbacv1.Subject) bool { return s.Name == publishName }) {
+		t.Errorf("the webhook may not read the pull secrets it resolves gated pods with: %+v", pullSecrets.Subjects)
+	}
+
+	// cert-manager does not take the token away from a webhook that gates.
+	m = renderChart(t, besideNamespace, gating, `publish: {certManager: {enabled: true}}`)
+	if token := get[*appsv1.Deployment](t, m, "Deployment", besideNamespace, publishName).Spec.Template.Spec.AutomountServiceAccountToken; token == nil || !*token {
+		t.Error("a gating webhook with cert-manager gets no token")
+	}
+	get[*rbacv1.ClusterRole](t, m, "ClusterRole", "", publishName)
+
+	// No gate, no rights to remove one.
+	m = renderChart(t, besideNamespace, gating, `pluginArgs: {imageResolution: {gateTimeout: 0s}}`)
+	if atoms := ruleAtoms(get[*rbacv1.ClusterRole](t, m, "ClusterRole", "", publishName).Rules); slices.ContainsFunc(atoms, func(a string) bool { return strings.Contains(a, "/pods") }) {
+		t.Errorf("a webhook that gates nothing may touch pods: %v", atoms)
 	}
 }
 

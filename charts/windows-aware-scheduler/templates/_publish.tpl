@@ -45,6 +45,20 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | 
 {{- end }}
 
 {{/*
+"true" when the webhook gates pods for their registry (imageResolution on,
+with a gateTimeout): the replica holding the Lease was.publishUngateLease
+then resolves them and removes the gates.
+*/}}
+{{- define "was.publishGates" -}}
+{{- $res := .Values.pluginArgs.imageResolution | default dict }}
+{{- and (eq (include "was.resolutionOn" .) "true") (not (regexMatch "^(0|(0+(\\.0+)?(ns|us|µs|ms|s|m|h))+)$" (toString ($res.gateTimeout | default "10s")))) }}
+{{- end }}
+
+{{- define "was.publishUngateLease" -}}
+{{- printf "%s-ungate" (include "was.publishName" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
 The webhook's rules in its own namespace and cluster-wide, as YAML lists;
 the Role and ClusterRole are rendered only when there are some. Self-managed
 TLS needs its Secret and its webhook configuration, each by name; with
@@ -60,6 +74,16 @@ here, each under its own condition.
   resourceNames: [{{ include "was.publishTLSSecretName" . | quote }}]
   verbs: ["get", "list", "watch", "update"]
 {{- end }}
+{{- if eq (include "was.publishGates" .) "true" }}
+# Removing publish gates: the Lease that makes one replica do it.
+- apiGroups: ["coordination.k8s.io"]
+  resources: ["leases"]
+  verbs: ["create"]
+- apiGroups: ["coordination.k8s.io"]
+  resources: ["leases"]
+  resourceNames: [{{ include "was.publishUngateLease" . | quote }}]
+  verbs: ["get", "update"]
+{{- end }}
 {{- end }}
 
 {{- define "was.publishClusterRoleRules" -}}
@@ -69,6 +93,16 @@ here, each under its own condition.
   resources: ["mutatingwebhookconfigurations"]
   resourceNames: [{{ include "was.publishWebhookName" . | quote }}]
   verbs: ["get", "patch"]
+{{- end }}
+{{- if eq (include "was.publishGates" .) "true" }}
+# Removing publish gates: the gated pods (watched by their label), updated
+# once each, and a Warning Event when a registry fails.
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["get", "list", "watch", "update"]
+- apiGroups: ["events.k8s.io"]
+  resources: ["events"]
+  verbs: ["create", "patch", "update"]
 {{- end }}
 {{- end }}
 
