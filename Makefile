@@ -88,12 +88,14 @@ test-unit: build ## Unit tests, the shipped-config test and the --version check 
 	@v=$$($(BIN_DIR)/admission --version); echo "$$v"; echo "$$v" | grep -qF '(Kubernetes $(K8S_VERSION),' \
 	  || { echo "admission --version does not name Kubernetes $(K8S_VERSION)" >&2; exit 1; }
 
+# Each older minor's binary goes to bin/k8s<minor>/scheduler: bin/scheduler
+# stays the newest minor's build, which the other targets run.
 .PHONY: test-minors
 test-minors: ## test-unit and go vet on every older Kubernetes minor (make test covers the newest).
 	@set -e; for minor in $$(hack/k8s.sh minors); do \
 	  [ "$$minor" = "$$(hack/k8s.sh newest)" ] && continue; \
 	  echo "=== Kubernetes $$minor"; \
-	  $(MAKE) --no-print-directory test-unit K8S=$$minor; \
+	  $(MAKE) --no-print-directory test-unit K8S=$$minor BIN_DIR=$(BIN_DIR)/k8s$$minor TOOLS_DIR=$(TOOLS_DIR); \
 	  $(GO) vet $$(hack/k8s.sh goflags $$minor) ./...; \
 	done
 

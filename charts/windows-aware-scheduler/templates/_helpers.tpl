@@ -43,11 +43,13 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | 
 {{- printf "%s-config" (include "was.fullname" .) | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
+{{/* The scheduler's image: by digest, else by tag, else the build for
+image.kubernetesMinor of the chart's appVersion, tagged as make image tags it. */}}
 {{- define "was.image" -}}
 {{- if .Values.image.digest }}
 {{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
 {{- else }}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- printf "%s:%s" .Values.image.repository (default (printf "%s-k8s%s" .Chart.AppVersion .Values.image.kubernetesMinor) .Values.image.tag) }}
 {{- end }}
 {{- end }}
 

@@ -1,3 +1,5 @@
+//go:build !k8s1_35 && !k8s1_36
+
 /*
 Copyright The windows-aware Authors.
 
@@ -13,6 +15,9 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
+// Runs in the scheduler_perf harness of perf_test.go: on the newest minor
+// only, as that file is.
 
 package perf
 
