@@ -57,11 +57,12 @@ func imageOf(t *testing.T, minor string) string {
 	return schedulerImage + ":" + strings.TrimSpace(string(version)) + "-k8s" + minor
 }
 
-// TestManifestImagesAreTheNewestBuild: the static pod and the Deployment of
-// manifests/beside run the newest minor's image of this version.
+// TestManifestImagesAreTheNewestBuild: the static pod and the Deployments of
+// manifests/beside and manifests/publish run the newest minor's image of
+// this version.
 func TestManifestImagesAreTheNewestBuild(t *testing.T) {
 	want := imageOf(t, k8sMinors(t, "newest")[0])
-	for _, file := range []string{"../../manifests/static-pod/kube-scheduler.yaml", "../../manifests/beside/deployment.yaml"} {
+	for _, file := range []string{"../../manifests/static-pod/kube-scheduler.yaml", "../../manifests/beside/deployment.yaml", "../../manifests/publish/deployment.yaml"} {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			objs := objects(t, file)
 			if len(objs) != 1 {
