@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/component-base/metrics/testutil"
 	fwk "k8s.io/kube-scheduler/framework"
+	schedulerapi "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
@@ -47,6 +48,15 @@ func (f *fullNodes) Filter(_ context.Context, _ fwk.CycleState, _ *v1.Pod, ni fw
 		return fwk.NewStatus(fwk.Unschedulable, "Insufficient cpu")
 	}
 	return nil
+}
+
+// enableAtPostFilter enables a registered plugin at PostFilter. The
+// testing helpers of 1.35 and 1.36 know no "PostFilter" extension
+// (RegisterPluginAsExtensions skips it there without a word).
+func enableAtPostFilter(name string) tf.RegisterPluginFunc {
+	return func(_ *frameworkruntime.Registry, profile *schedulerapi.KubeSchedulerProfile) {
+		profile.Plugins.PostFilter.Enabled = append(profile.Plugins.PostFilter.Enabled, schedulerapi.Plugin{Name: name})
+	}
 }
 
 // blindRun is one unschedulable scheduling attempt through the shipped
@@ -72,7 +82,8 @@ func newBlindRun(t *testing.T, nodes []*v1.Node, full ...string) *blindRun {
 	f, err := tf.NewFramework(ctx, []tf.RegisterPluginFunc{
 		tf.RegisterQueueSortPlugin(queuesort.Name, queuesort.New),
 		tf.RegisterBindPlugin(defaultbinder.Name, defaultbinder.New),
-		tf.RegisterPluginAsExtensions(Name, withArgs, "PreFilter", "Filter", "PostFilter"),
+		tf.RegisterPluginAsExtensions(Name, withArgs, "PreFilter", "Filter"),
+		enableAtPostFilter(Name),
 		tf.RegisterPluginAsExtensions(OSTaintTolerationName, NewOSTaintToleration, "Filter"),
 		tf.RegisterPluginAsExtensions("NodeResourcesFit", resources, "Filter"),
 	}, "windows-aware",
