@@ -402,16 +402,5 @@ func (e *env) pointPublishWebhookAt(ns string, port int) {
 	if _, err := e.client.AdmissionregistrationV1().MutatingWebhookConfigurations().Patch(e.ctx, publishWebhook, types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
 		e.t.Fatalf("pointing the webhook at %s: %v", url, err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		probe := newPod("probe", chartScheduler, "mcr.microsoft.com/windows/servercore:ltsc2019")
-		got, err := e.client.CoreV1().Pods(ns).Create(e.ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		if err == nil && got.Annotations[publish.AnnotationPublished] != "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("the API server did not call the webhook within 30s (last error: %v)", err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	e.waitWebhookCalled(ns, chartScheduler)
 }

@@ -204,9 +204,15 @@ func (e *env) registerPublishWebhookFor(ns, profile, caFile, url string) {
 			e.t.Errorf("deleting the webhook configuration: %v", err)
 		}
 	})
-	// The API server picks configurations up from an informer: probe with
-	// dry-run creates (the webhook has no side effects) until one comes
-	// back published.
+	e.waitWebhookCalled(ns, profile)
+}
+
+// waitWebhookCalled waits until the API server calls the publish webhook
+// for pods of profile in namespace ns. It picks configurations up from an
+// informer: probe with dry-run creates (the webhook has no side effects)
+// until one comes back published.
+func (e *env) waitWebhookCalled(ns, profile string) {
+	e.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		probe := newPod("probe", profile, "mcr.microsoft.com/windows/servercore:ltsc2019")
