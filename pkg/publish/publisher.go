@@ -18,7 +18,6 @@ package publish
 
 import (
 	"fmt"
-	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	v1helper "k8s.io/component-helpers/scheduling/corev1"
@@ -101,7 +100,7 @@ func (p *Publisher) Publish(pod *v1.Pod) (Record, Outcome) {
 	if d.OS != "" && (!waits || declared(d.OSSource)) {
 		p.writeOS(pod, &d, &rec)
 	}
-	if waits && !slices.ContainsFunc(pod.Spec.SchedulingGates, func(g v1.PodSchedulingGate) bool { return g.Name == GatePlatform }) {
+	if waits && !Gated(pod) {
 		pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, v1.PodSchedulingGate{Name: GatePlatform})
 		if pod.Labels == nil {
 			pod.Labels = map[string]string{}
