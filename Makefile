@@ -58,15 +58,6 @@ FUZZ_TARGETS := ./pkg/windows:FuzzImageOf ./pkg/windows:FuzzParseKernelVersion \
 FUZZ         ?=
 fuzz_selected = $(if $(FUZZ),$(filter $(addprefix %:,$(FUZZ)),$(FUZZ_TARGETS)),$(FUZZ_TARGETS))
 
-# fuzz_one runs the target $(1) (package:Target) for $(2), a duration or Nx.
-fuzz_one = $(GO) test $(word 1,$(subst :, ,$(1))) -run '^$$' -fuzz '^$(word 2,$(subst :, ,$(1)))$$' \
-  -fuzztime $(2) -fuzzminimizetime $(FUZZMINIMIZETIME)
-
-define newline
-
-
-endef
-
 .PHONY: help
 help: ## List the targets.
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -104,12 +95,12 @@ test-race: ## Unit tests of the packages under pkg/ with the race detector (need
 	CGO_ENABLED=1 $(GO) test -race ./pkg/...
 
 .PHONY: test-fuzz
-test-fuzz: ## A short run of every fuzz target (FUZZTIME each).
-	$(foreach t,$(fuzz_selected),$(call fuzz_one,$(t),$(FUZZTIME))$(newline))
+test-fuzz: ## A short run of every fuzz target (FUZZTIME each; hack/fuzz.sh says how).
+	GO="$(GO)" BIN_DIR="$(BIN_DIR)" FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) hack/fuzz.sh $(FUZZTIME) $(fuzz_selected)
 
 .PHONY: fuzz-long
 fuzz-long: ## Every fuzz target until FUZZ_EXECS executions (10,000,000) each.
-	$(foreach t,$(fuzz_selected),$(call fuzz_one,$(t),$(FUZZ_EXECS)x)$(newline))
+	GO="$(GO)" BIN_DIR="$(BIN_DIR)" FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) hack/fuzz.sh $(FUZZ_EXECS)x $(fuzz_selected)
 
 # The tools make demo runs (the integration tests need every tool).
 DEMO_TOOLS := etcd kube-apiserver kube-controller-manager kubectl kwok registry
