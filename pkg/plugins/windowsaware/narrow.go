@@ -41,14 +41,72 @@ import (
 // enough feasible nodes. Nor is a pod that an earlier attempt left
 // unschedulable: its next attempt runs Filter on every node, so that its
 // FailedScheduling event says of every node why it does not fit.
+//
+// The names come from the class table's sets when it holds as many nodes
+// as the snapshot: the union of the sets of the classes that fit, built
+// once per table generation for the pods that fit the same classes, with
+// no walk over the nodes. The framework copies the set it is given. A node changed since the table was last brought up
+// to date is then judged by its old class: named when it no longer fits
+// (Filter, which reads the snapshot's object, rejects it) or left out when
+// it has just come to fit (the pod waits for another attempt). Neither
+// places a pod where it cannot run. Otherwise, as while the informer
+// delivers the first nodes, every node is looked at.
 func (pl *WindowsAware) narrow(r *requirements, pod *v1.Pod, nodes []fwk.NodeInfo) sets.Set[string] {
 	scored := len(r.need.Images) > 0
 	narrowing := r.need.OS == windows.OSWindows && !wasUnschedulable(pod)
 	if len(nodes) == 0 || (!scored && !narrowing) {
 		return nil
 	}
-	fitting := make([]int32, 0, len(nodes)/4)
-	uniform, first := !r.target.HasRevision, int64(-1)
+	var f fitting
+	if r.classes.holdsAll(len(nodes)) {
+		f = fittingByClass(r)
+	} else {
+		f = pl.fittingByNode(r, nodes)
+	}
+	r.uniformScore = scored && f.uniform
+	if !narrowing || f.count == 0 || 2*f.count > len(nodes) {
+		return nil
+	}
+	return f.names()
+}
+
+// fitting describes the nodes that can run a pod.
+type fitting struct {
+	count   int
+	uniform bool // every one of them has the same raw score
+	names   func() sets.Set[string]
+}
+
+// fittingByClass reads the nodes that fit off the class table's sets.
+func fittingByClass(r *requirements) fitting {
+	t := r.classes
+	var classes []int32
+	f := fitting{uniform: !r.target.HasRevision}
+	first := int64(-1)
+	for c, fit := range r.fits {
+		if fit != windows.Fits || len(t.names[c]) == 0 {
+			continue
+		}
+		classes = append(classes, int32(c))
+		f.count += len(t.names[c])
+		if r.scores != nil {
+			if first >= 0 && r.scores[c] != first {
+				f.uniform = false
+			}
+			first = r.scores[c]
+		}
+	}
+	f.names = func() sets.Set[string] { return t.union(classes, f.count) }
+	return f
+}
+
+// fittingByNode looks at every node of the snapshot: by its class where
+// the table holds its object, by its labels where not.
+func (pl *WindowsAware) fittingByNode(r *requirements, nodes []fwk.NodeInfo) fitting {
+	scored := len(r.need.Images) > 0
+	fits := make([]int32, 0, len(nodes)/4)
+	f := fitting{uniform: !r.target.HasRevision}
+	first := int64(-1)
 	for i, ni := range nodes {
 		node := ni.Node()
 		c, known := r.classes.class(node)
@@ -66,21 +124,21 @@ func (pl *WindowsAware) narrow(r *requirements, pod *v1.Pod, nodes []fwk.NodeInf
 		if fit != windows.Fits {
 			continue
 		}
-		fitting = append(fitting, int32(i))
+		fits = append(fits, int32(i))
 		if first >= 0 && score != first {
-			uniform = false
+			f.uniform = false
 		}
 		first = score
 	}
-	r.uniformScore = scored && uniform
-	if !narrowing || len(fitting) == 0 || 2*len(fitting) > len(nodes) {
-		return nil
+	f.count = len(fits)
+	f.names = func() sets.Set[string] {
+		names := make(sets.Set[string], len(fits))
+		for _, i := range fits {
+			names.Insert(nodes[i].Node().Name)
+		}
+		return names
 	}
-	names := make(sets.Set[string], len(fitting))
-	for _, i := range fitting {
-		names.Insert(nodes[i].Node().Name)
-	}
-	return names
+	return f
 }
 
 // wasUnschedulable reports whether an earlier scheduling attempt marked the

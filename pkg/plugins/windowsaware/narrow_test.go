@@ -110,3 +110,118 @@ func TestScoreSkippedWhenEveryNodeHasTheTargetBuild(t *testing.T) {
 		})
 	}
 }
+
+// narrowed runs PreFilter on nodes and returns the names it narrowed the
+// pod to (nil: every node) and whether PreScore would skip scoring.
+func narrowed(t *testing.T, pl *WindowsAware, p *v1.Pod, nodes []*v1.Node) ([]string, bool) {
+	t.Helper()
+	var infos []fwk.NodeInfo
+	for _, n := range nodes {
+		infos = append(infos, nodeInfo(n))
+	}
+	state := newState()
+	result, s := pl.PreFilter(t.Context(), state, p, infos)
+	if !s.IsSuccess() {
+		t.Fatalf("PreFilter: %v", s)
+	}
+	skip := pl.PreScore(t.Context(), state, p, infos).Code() == fwk.Skip
+	if result == nil {
+		return nil, skip
+	}
+	return sets.List(result.NodeNames), skip
+}
+
+// TestNarrowingByClassNamesWhatAWalkNames: with every node in the class
+// table, PreFilter names the nodes that fit from the table's sets; the
+// names and the scoring shortcut are those of a walk over every node.
+func TestNarrowingByClassNamesWhatAWalkNames(t *testing.T) {
+	unschedulable := pod(img2019).Obj()
+	unschedulable.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable}}
+	pods := map[string]*v1.Pod{
+		"ltsc2019":                 pod(img2019).Obj(),
+		"ltsc2019 revision":        pod(img2019Rev).Obj(),
+		"ltsc2022":                 pod(img2022).Obj(),
+		"ltsc2025":                 pod(img2025).Obj(),
+		"windows without build":    pod(imgNano).Obj(),
+		"linux":                    pod(imgLinux).Obj(),
+		"ltsc2022 and nanoserver":  pod(img2022, imgNano).Obj(),
+		"unschedulable before":     unschedulable,
+		"windows by spec.os only":  withOS(pod("registry.example/app:1.0"), v1.Windows),
+		"linux by spec.os and tag": withOS(pod(imgLinux), v1.Linux),
+	}
+	for cluster, nodes := range map[string][]*v1.Node{"mixed": mixedCluster(), "windows only": testNodes()[2:]} {
+		for name, p := range pods {
+			t.Run(cluster+": "+name, func(t *testing.T) {
+				walked, _ := classedPlugin(t)
+				classed, _ := classedPlugin(t, nodes...)
+				if !classed.classes.current().holdsAll(len(nodes)) {
+					t.Fatal("the class table does not hold every node")
+				}
+				wantNames, wantSkip := narrowed(t, walked, p, nodes)
+				gotNames, gotSkip := narrowed(t, classed, p, nodes)
+				if diff := cmp.Diff(wantNames, gotNames); diff != "" {
+					t.Errorf("names (-walk +class sets):\n%s", diff)
+				}
+				if gotSkip != wantSkip {
+					t.Errorf("PreScore skips = %v from the class sets, %v from a walk", gotSkip, wantSkip)
+				}
+			})
+		}
+	}
+}
+
+// TestNarrowingWithATableBehind: a node changed in the snapshot before the
+// table was told is named by its old class. Named when it no longer fits,
+// Filter rejects it; left out when it has just come to fit, the pod is not
+// placed there this time. A node the table does not hold at all makes
+// PreFilter walk every node.
+func TestNarrowingWithATableBehind(t *testing.T) {
+	told := mixedCluster()
+	relabelled := func(name, build string) []*v1.Node {
+		snapshot := slices.Clone(told)
+		for i, n := range snapshot {
+			if n.Name == name {
+				snapshot[i] = windowsNode(name, build, "")
+			}
+		}
+		return snapshot
+	}
+	tests := []struct {
+		name        string
+		snapshot    []*v1.Node
+		want        []string
+		filterFails string // a named node Filter rejects
+	}{
+		{
+			name:        "a 2019 node relabelled 2022",
+			snapshot:    relabelled("win2019", "10.0.20348"),
+			want:        []string{"win2019", "win2019-kernel-only"},
+			filterFails: "win2019",
+		},
+		{
+			name:     "a 2022 node relabelled 2019",
+			snapshot: relabelled("win2022", "10.0.17763"),
+			want:     []string{"win2019", "win2019-kernel-only"},
+		},
+		{
+			name:     "a 2019 node added",
+			snapshot: append(slices.Clone(told), windowsNode("new2019", "10.0.17763", "")),
+			want:     []string{"new2019", "win2019", "win2019-kernel-only"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pl, _ := classedPlugin(t, told...)
+			p := pod(img2019).Obj()
+			got, _ := narrowed(t, pl, p, tt.snapshot)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("names (-want +got):\n%s", diff)
+			}
+			for _, n := range tt.snapshot {
+				if n.Name == tt.filterFails && passes(t, pl, p, n) {
+					t.Errorf("Filter admits %s, whose labels say it cannot run the pod", n.Name)
+				}
+			}
+		})
+	}
+}
