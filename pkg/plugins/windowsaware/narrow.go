@@ -45,12 +45,13 @@ import (
 // The names come from the class table's sets when it holds as many nodes
 // as the snapshot: the union of the sets of the classes that fit, built
 // once per table generation for the pods that fit the same classes, with
-// no walk over the nodes. The framework copies the set it is given. A node changed since the table was last brought up
-// to date is then judged by its old class: named when it no longer fits
-// (Filter, which reads the snapshot's object, rejects it) or left out when
-// it has just come to fit (the pod waits for another attempt). Neither
-// places a pod where it cannot run. Otherwise, as while the informer
-// delivers the first nodes, every node is looked at.
+// no walk over the nodes (the framework copies the set it is given). A
+// node changed since the table was last brought up to date is then judged
+// by its old class: named when it no longer fits (Filter, which reads the
+// snapshot's object, rejects it) or left out when it has just come to fit
+// (the pod waits for another attempt). Neither places a pod where it
+// cannot run. Otherwise, as while the informer delivers the first nodes,
+// every node is looked at.
 func (pl *WindowsAware) narrow(r *requirements, pod *v1.Pod, nodes []fwk.NodeInfo) sets.Set[string] {
 	scored := len(r.need.Images) > 0
 	narrowing := r.need.OS == windows.OSWindows && !wasUnschedulable(pod)
