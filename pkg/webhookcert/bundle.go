@@ -146,13 +146,18 @@ type Plan struct {
 //     trusted it for two thirds of a serving certificate's life before it
 //     sees a certificate it signed;
 //   - the serving certificate missing, due for renewal, naming other names
-//     or not signed by a trusted CA: a new one, signed by the CA;
+//     or not verifying against the trusted CAs: a new one, signed by the CA;
+//   - a certificate the CA signs not verifying either (a critical extension
+//     the verifier does not know, usages or name constraints that exclude
+//     serving the names): a new CA and serving certificate, as when there
+//     is no usable CA;
 //   - expired CAs dropped from the trusted ones.
 func Next(data map[string][]byte, names []string, now time.Time, l Lifetimes) (*Plan, error) {
 	if len(names) == 0 {
 		return nil, errors.New("no names for the serving certificate")
 	}
 	p := &Plan{}
+	issued := false // a serving certificate was signed below
 	b, err := Parse(data)
 	switch {
 	case err != nil:
@@ -174,6 +179,7 @@ func Next(data map[string][]byte, names []string, now time.Time, l Lifetimes) (*
 		if err := b.newServing(names, now, l.Serving); err != nil {
 			return nil, err
 		}
+		issued = true
 		if err := b.newCA(now, l.CA); err != nil {
 			return nil, err
 		}
@@ -183,6 +189,23 @@ func Next(data map[string][]byte, names []string, now time.Time, l Lifetimes) (*
 
 	if why := b.servingProblem(names, now); why != "" {
 		p.Reasons = append(p.Reasons, "new serving certificate: "+why)
+		if err := b.newServing(names, now, l.Serving); err != nil {
+			return nil, err
+		}
+		issued = true
+	}
+	// A certificate the CA has just signed that does not verify means the
+	// CA cannot anchor a chain for serving these names: a critical
+	// extension the verifier does not know, key usages or name constraints
+	// that exclude them. Parse cannot tell (it would have to know the
+	// names and the time); signing tells. Such a CA is replaced, as an
+	// unusable one is.
+	if why := b.servingProblem(names, now); issued && why != "" {
+		p.Reasons = append(p.Reasons, "new CA: a certificate the CA signed "+why, "new serving certificate: signed by the new CA")
+		b = &Bundle{}
+		if err := b.newCA(now, l.CA); err != nil {
+			return nil, err
+		}
 		if err := b.newServing(names, now, l.Serving); err != nil {
 			return nil, err
 		}
@@ -232,7 +255,7 @@ func (b *Bundle) servingProblem(names []string, now time.Time) string {
 		pool.AddCert(c)
 	}
 	if _, err := s.Verify(x509.VerifyOptions{Roots: pool, CurrentTime: now, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err != nil {
-		return "not signed by a trusted CA"
+		return "does not verify against the trusted CAs: " + err.Error()
 	}
 	return ""
 }

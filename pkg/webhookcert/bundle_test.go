@@ -18,10 +18,19 @@ package webhookcert
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
+	"encoding/pem"
+	"math/big"
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/client-go/util/keyutil"
 )
 
 var (
@@ -147,6 +156,91 @@ func TestNextLifecycle(t *testing.T) {
 				t.Errorf("recheck at %v, not after %v", p.RecheckAt, tc.now)
 			}
 		})
+	}
+}
+
+// TestNextReplacesACAThatCannotSign: a CA in the Secret that parses and
+// matches its key, but whose serving certificates would not verify, is
+// replaced as an unusable one is.
+func TestNextReplacesACAThatCannotSign(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		shape  func(ca *x509.Certificate)
+		reason string
+	}{
+		{
+			name: "a critical extension the verifier does not know",
+			shape: func(ca *x509.Certificate) {
+				ca.ExtraExtensions = []pkix.Extension{{Id: asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 99999, 1}, Critical: true, Value: []byte{0x05, 0x00}}}
+			},
+			reason: "unhandled critical extension",
+		},
+		{
+			name:   "client authentication only",
+			shape:  func(ca *x509.Certificate) { ca.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth} },
+			reason: "incompatible key usage",
+		},
+		{
+			name: "names constrained to another domain",
+			shape: func(ca *x509.Certificate) {
+				ca.PermittedDNSDomainsCritical = true
+				ca.PermittedDNSDomains = []string{"example.com"}
+			},
+			reason: "does not verify",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := caOnly(t, tc.shape)
+			given, err := Parse(data)
+			if err != nil {
+				t.Fatalf("the CA does not parse, so this tests nothing: %v", err)
+			}
+			p := mustNext(t, data, testNames, t0)
+			if p.Bundle.CA.Equal(given.CA) {
+				t.Fatalf("the CA was kept; reasons %v", p.Reasons)
+			}
+			if err := verifies(p, testNames[0], t0); err != nil {
+				t.Errorf("the serving certificate does not verify: %v", err)
+			}
+			if reasons := strings.Join(p.Reasons, "; "); !strings.Contains(reasons, tc.reason) {
+				t.Errorf("reasons %q do not say %q", reasons, tc.reason)
+			}
+			if again := mustNext(t, p.Data, testNames, t0); again.Changed {
+				t.Errorf("the written bundle needs another change: %v", again.Reasons)
+			}
+		})
+	}
+}
+
+// caOnly is a Secret's data holding a self-signed CA, shaped by shape, and
+// its key.
+func caOnly(t *testing.T, shape func(*x509.Certificate)) map[string][]byte {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "someone else's CA"},
+		NotBefore:             t0.Add(-day),
+		NotAfter:              t0.Add(100 * day),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	shape(tmpl)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyPEM, err := keyutil.MarshalPrivateKeyToPEM(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string][]byte{
+		KeyCACert: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		KeyCAKey:  keyPEM,
 	}
 }
 
