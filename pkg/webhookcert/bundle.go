@@ -200,14 +200,17 @@ func Next(data map[string][]byte, names []string, now time.Time, l Lifetimes) (*
 	// that exclude them. Parse cannot tell (it would have to know the
 	// names and the time); signing tells. Such a CA is replaced, as an
 	// unusable one is.
-	if why := b.servingProblem(names, now); issued && why != "" {
-		p.Reasons = append(p.Reasons, "new CA: a certificate the CA signed "+why, "new serving certificate: signed by the new CA")
-		b = &Bundle{}
-		if err := b.newCA(now, l.CA); err != nil {
-			return nil, err
-		}
-		if err := b.newServing(names, now, l.Serving); err != nil {
-			return nil, err
+	// (A serving certificate kept from the Secret was verified above.)
+	if issued {
+		if why := b.servingProblem(names, now); why != "" {
+			p.Reasons = append(p.Reasons, "new CA: a certificate the CA signed "+why, "new serving certificate: signed by the new CA")
+			b = &Bundle{}
+			if err := b.newCA(now, l.CA); err != nil {
+				return nil, err
+			}
+			if err := b.newServing(names, now, l.Serving); err != nil {
+				return nil, err
+			}
 		}
 	}
 
