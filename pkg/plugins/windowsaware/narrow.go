@@ -104,7 +104,7 @@ func fittingByClass(r *requirements) fitting {
 // fittingByNode looks at every node of the snapshot: by its class where
 // the table holds its object, by its labels where not.
 func (pl *WindowsAware) fittingByNode(r *requirements, nodes []fwk.NodeInfo) fitting {
-	scored := len(r.need.Images) > 0
+	scored := r.scores != nil // judgeClasses ranks the classes of a pod Score ranks
 	fits := make([]int32, 0, len(nodes)/4)
 	f := fitting{uniform: !r.target.HasRevision}
 	first := int64(-1)
