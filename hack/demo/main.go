@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/windows-aware/windows-aware/internal/controlplane"
+	"github.com/windows-aware/windows-aware/internal/localproc"
 )
 
 func main() {
@@ -94,7 +95,7 @@ func down(state string, verbose bool) error {
 			logf(format, args...)
 		}
 	}
-	stopped, err := controlplane.StopRecorded(filepath.Join(state, "pids"), 10*time.Second, say)
+	stopped, err := localproc.StopRecorded(filepath.Join(state, "pids"), 10*time.Second, say)
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ type Options struct {
 	// Detach lets the processes outlive the program that started them
 	// (make demo). Otherwise each is killed when its parent dies.
 	Detach bool
-	// PIDDir, when set, receives a pid file per process, for StopRecorded.
+	// PIDDir, when set, receives a pid file per process, for localproc.StopRecorded.
 	PIDDir string
 	// Logf reports progress; nil is silent.
 	Logf func(format string, args ...any)
@@ -130,8 +130,8 @@ type Cluster struct {
 	pki     *clusterPKI
 
 	mu         sync.Mutex
-	procs      []*Process // in start order
-	schedulers []*Process
+	procs      []*localproc.Process // in start order
+	schedulers []*localproc.Process
 	seq        int
 	failed     bool
 	// ready waits until a component Restart may start again is healthy.
@@ -139,7 +139,7 @@ type Cluster struct {
 }
 
 // readyFunc waits until process p of a component serves.
-type readyFunc func(ctx context.Context, p *Process) error
+type readyFunc func(ctx context.Context, p *localproc.Process) error
 
 func (c *Cluster) logf(format string, args ...any) {
 	if c.opts.Logf != nil {
@@ -230,22 +230,6 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	return c, nil
 }
 
-// start starts one component and records it.
-func (c *Cluster) start(name, path string, args []string) (*Process, error) {
-	c.mu.Lock()
-	c.seq++
-	pidName := fmt.Sprintf("%02d-%s", c.seq, name)
-	c.mu.Unlock()
-	p, err := startProcess(name, pidName, path, args, c.LogDir, c.opts.PIDDir, c.opts.Detach)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	c.procs = append(c.procs, p)
-	c.mu.Unlock()
-	return p, nil
-}
-
 func (c *Cluster) startEtcd(ctx context.Context) (string, error) {
 	clientPort, err := localproc.FreePort()
 	if err != nil {
@@ -275,7 +259,7 @@ func (c *Cluster) startEtcd(ctx context.Context) (string, error) {
 		return "", err
 	}
 	c.EtcdURL = clientURL
-	c.ready[Etcd] = func(ctx context.Context, p *Process) error {
+	c.ready[Etcd] = func(ctx context.Context, p *localproc.Process) error {
 		return waitHealthy(ctx, p, 60*time.Second, http.DefaultClient, clientURL+"/health", func(body string) bool {
 			return strings.Contains(body, `"health":"true"`)
 		})
@@ -353,7 +337,7 @@ func (c *Cluster) startAPIServer(ctx context.Context, etcdURL string) error {
 	if err != nil {
 		return err
 	}
-	c.ready[KubeAPIServer] = func(ctx context.Context, p *Process) error {
+	c.ready[KubeAPIServer] = func(ctx context.Context, p *localproc.Process) error {
 		return waitHealthy(ctx, p, 3*time.Minute, httpClient, c.APIServerURL+"/readyz", nil)
 	}
 	if err := c.ready[KubeAPIServer](ctx, p); err != nil {
@@ -465,7 +449,7 @@ func (c *Cluster) startKwok(ctx context.Context) error {
 // StartScheduler starts one more scheduler process with the cluster's
 // scheduler configuration, and waits until it is healthy (not until it
 // leads).
-func (c *Cluster) StartScheduler(ctx context.Context) (*Process, error) {
+func (c *Cluster) StartScheduler(ctx context.Context) (*localproc.Process, error) {
 	if c.SchedulerConfigFile == "" {
 		if c.Binaries.Scheduler == "" {
 			b, err := FindBinaries(c.opts.ToolsDir, c.opts.BinDir, Scheduler)
@@ -513,17 +497,17 @@ func (c *Cluster) StartScheduler(ctx context.Context) (*Process, error) {
 
 // Schedulers returns the scheduler processes started so far, killed ones
 // included.
-func (c *Cluster) Schedulers() []*Process {
+func (c *Cluster) Schedulers() []*localproc.Process {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]*Process(nil), c.schedulers...)
+	return append([]*localproc.Process(nil), c.schedulers...)
 }
 
 // Processes returns every process started so far, in start order.
-func (c *Cluster) Processes() []*Process {
+func (c *Cluster) Processes() []*localproc.Process {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]*Process(nil), c.procs...)
+	return append([]*localproc.Process(nil), c.procs...)
 }
 
 // Fail marks the cluster failed: Stop keeps its directory, for the logs.
@@ -538,7 +522,7 @@ func (c *Cluster) Fail() {
 // failed.
 func (c *Cluster) Stop() {
 	c.mu.Lock()
-	procs := append([]*Process(nil), c.procs...)
+	procs := append([]*localproc.Process(nil), c.procs...)
 	c.mu.Unlock()
 	for i := len(procs) - 1; i >= 0; i-- {
 		if !procs[i].Exited() {
@@ -553,7 +537,7 @@ func (c *Cluster) Stop() {
 
 // waitHealthy polls url until it answers 200 (and ok accepts the body),
 // failing early when the process exits.
-func waitHealthy(ctx context.Context, p *Process, timeout time.Duration, client *http.Client, url string, ok func(string) bool) error {
+func waitHealthy(ctx context.Context, p *localproc.Process, timeout time.Duration, client *http.Client, url string, ok func(string) bool) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var last string
@@ -572,7 +556,7 @@ func waitHealthy(ctx context.Context, p *Process, timeout time.Duration, client 
 		}
 		select {
 		case <-p.Done():
-			return fmt.Errorf("%s exited before it was healthy (%v); log %s:\n%s", p.Name, p.waitErr, p.LogFile, p.Tail(4000))
+			return fmt.Errorf("%s exited before it was healthy (%v); log %s:\n%s", p.Name, p.ExitErr(), p.LogFile, p.Tail(4000))
 		case <-ctx.Done():
 			return fmt.Errorf("%s not healthy at %s after %s (last: %s); log %s:\n%s", p.Name, url, timeout, last, p.LogFile, p.Tail(4000))
 		case <-time.After(200 * time.Millisecond):
@@ -598,8 +582,8 @@ var ErrNoLeader = errors.New("no scheduler has acquired the lease")
 // SchedulerLeader returns the running scheduler process that logged that
 // it acquired the leader-election lease. A scheduler that loses the lease
 // exits, so at most one running process has.
-func (c *Cluster) SchedulerLeader() (*Process, error) {
-	var leaders []*Process
+func (c *Cluster) SchedulerLeader() (*localproc.Process, error) {
+	var leaders []*localproc.Process
 	for _, p := range c.Schedulers() {
 		if p.Exited() {
 			continue

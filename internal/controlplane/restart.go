@@ -20,12 +20,14 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/windows-aware/windows-aware/internal/localproc"
 )
 
 // Component returns the process of a control plane component (Etcd or
 // KubeAPIServer) as last started, running or not; nil if the cluster has
 // none.
-func (c *Cluster) Component(name string) *Process {
+func (c *Cluster) Component(name string) *localproc.Process {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_, i := c.componentLocked(name)
@@ -66,11 +68,11 @@ func (c *Cluster) Kill(name string) error {
 // directory, certificates and ports: clients need no new configuration.
 // It kills the component first if it still runs, and waits until it
 // serves again. The new process takes the old one's place in the start
-// order, so Stop and StopRecorded stop it in the same turn.
+// order, so Stop and localproc.StopRecorded stop it in the same turn.
 func (c *Cluster) Restart(ctx context.Context, name string) error {
 	c.mu.Lock()
 	ready, i := c.componentLocked(name)
-	var old *Process
+	var old *localproc.Process
 	if i >= 0 {
 		old = c.procs[i]
 	}
@@ -84,7 +86,7 @@ func (c *Cluster) Restart(ctx context.Context, name string) error {
 	old.Kill()
 
 	start := time.Now()
-	p, err := startProcess(old.Name, old.pidName, old.Path, old.Args, c.LogDir, c.opts.PIDDir, c.opts.Detach)
+	p, err := localproc.Start(old.Spec)
 	if err != nil {
 		return err
 	}

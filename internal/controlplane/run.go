@@ -19,6 +19,8 @@ package controlplane
 import (
 	"context"
 	"time"
+
+	"github.com/windows-aware/windows-aware/internal/localproc"
 )
 
 // Run starts another program as part of the cluster: its output goes to
@@ -27,7 +29,7 @@ import (
 // a scheduler's /healthz), Run waits until it answers 200. Tests use it to
 // run a component as a deployment would, with a configuration and
 // credentials of their choosing.
-func (c *Cluster) Run(ctx context.Context, name, path string, args []string, healthURL string) (*Process, error) {
+func (c *Cluster) Run(ctx context.Context, name, path string, args []string, healthURL string) (*localproc.Process, error) {
 	p, err := c.start(name, path, args)
 	if err != nil {
 		return nil, err

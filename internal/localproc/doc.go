@@ -16,6 +16,8 @@ limitations under the License.
 
 // Package localproc holds what the programs this repository starts on the
 // local machine for tests and the demo (the control plane, the registry)
-// share: free loopback ports, handed out once per process whatever package
-// asks, and the tails of their logs for error messages.
+// share: starting and stopping them in process groups of their own, pid
+// files that let a later run stop a detached one (make demo-down), free
+// loopback ports, handed out once per process whatever package asks, and
+// the tails of their logs for error messages.
 package localproc

@@ -60,7 +60,7 @@ type Options struct {
 	// AccessLog writes a line per request to the log.
 	AccessLog bool
 	// PIDFile, when set, receives the registry's pid and path (see
-	// startProcess), and Detach lets the registry outlive the program that
+	// localproc.Spec), and Detach lets the registry outlive the program that
 	// started it: what make demo needs.
 	PIDFile string
 	Detach  bool
@@ -86,7 +86,7 @@ type Server struct {
 	HtpasswdFile, ConfigFile, LogFile string
 
 	ca           *pki.CA
-	proc         *process
+	proc         *localproc.Process
 	removeDir    bool
 	binary       string
 	args         []string
@@ -186,11 +186,20 @@ func Start(ctx context.Context, opts Options) (s *Server, err error) {
 // run starts the registry process with s.args and waits until it answers.
 func (s *Server) run(ctx context.Context) error {
 	var err error
-	if s.proc, err = startProcess(s.binary, s.args, s.LogFile, s.pidFile, s.detach); err != nil {
+	s.proc, err = localproc.Start(localproc.Spec{
+		Name:    "registry",
+		Path:    s.binary,
+		Args:    s.args,
+		LogFile: s.LogFile,
+		Env:     registryEnv(),
+		PIDFile: s.pidFile,
+		Detach:  s.detach,
+	})
+	if err != nil {
 		return err
 	}
 	if err := s.waitReady(ctx); err != nil {
-		s.proc.stop(time.Second)
+		s.proc.Stop(time.Second)
 		return fmt.Errorf("registry on %s: %w; log %s ends with:\n%s", s.Host, err, s.LogFile, s.Tail(2048))
 	}
 	return nil
@@ -218,7 +227,7 @@ func (s *Server) waitReady(ctx context.Context) error {
 		} else {
 			last = err
 		}
-		if s.proc.exited() {
+		if s.proc.Exited() {
 			return fmt.Errorf("the registry exited (last check: %v)", last)
 		}
 		select {
@@ -233,10 +242,10 @@ func (s *Server) waitReady(ctx context.Context) error {
 func (s *Server) URL() string { return "https://" + s.Host }
 
 // Pid is the registry's process id, which is also its process group id.
-func (s *Server) Pid() int { return s.proc.pid() }
+func (s *Server) Pid() int { return s.proc.Pid() }
 
 // Exited reports whether the registry has ended.
-func (s *Server) Exited() bool { return s.proc.exited() }
+func (s *Server) Exited() bool { return s.proc.Exited() }
 
 // Tail returns up to n bytes of the end of the registry's log.
 func (s *Server) Tail(n int64) string { return localproc.TailFile(s.LogFile, n) }
@@ -260,7 +269,7 @@ func (s *Server) Transport() *http.Transport {
 // the same configuration and storage (filesystem storage keeps what was
 // pushed; in-memory storage starts empty).
 func (s *Server) Restart(ctx context.Context) error {
-	s.proc.stop(5 * time.Second)
+	s.proc.Stop(5 * time.Second)
 	return s.run(ctx)
 }
 
@@ -268,7 +277,7 @@ func (s *Server) Restart(ctx context.Context) error {
 // and removes Dir when Start created it. It leaves no process behind.
 func (s *Server) Stop() error {
 	if s.proc != nil {
-		s.proc.stop(5 * time.Second)
+		s.proc.Stop(5 * time.Second)
 	}
 	if s.removeDir {
 		return os.RemoveAll(s.Dir)

@@ -34,6 +34,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/controlplane"
 	"github.com/windows-aware/windows-aware/internal/fixture"
+	"github.com/windows-aware/windows-aware/internal/localproc"
 )
 
 // Karpenter's kwok cloud provider, as hack/build-tools.sh builds it: the
@@ -168,7 +169,7 @@ func requestingPod(name, image string) *v1.Pod {
 type karpenterCluster struct {
 	env       *env
 	dynamic   dynamic.Interface
-	karpenter *controlplane.Process
+	karpenter *localproc.Process
 }
 
 // startKarpenterCluster starts the cluster of TestKarpenterScalesWindowsPools.

@@ -251,7 +251,7 @@ func TestChartPublishMode(t *testing.T) {
 
 // publishProcess is bin/admission run as the chart's Deployment runs it.
 type publishProcess struct {
-	*controlplane.Process
+	*localproc.Process
 	port int
 }
 

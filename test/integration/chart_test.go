@@ -125,7 +125,7 @@ func (h *helmRelease) run(args ...string) string {
 // Deployment runs it: the container's command line, the configuration from the
 // chart's ConfigMap, and the chart's ServiceAccount as its identity.
 type chartSchedulerProcess struct {
-	*controlplane.Process
+	*localproc.Process
 	port int
 }
 

@@ -32,6 +32,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/controlplane"
 	"github.com/windows-aware/windows-aware/internal/fixture"
+	"github.com/windows-aware/windows-aware/internal/localproc"
 	"github.com/windows-aware/windows-aware/internal/oracle"
 )
 
@@ -252,7 +253,7 @@ func TestLeaderElectionFailover(t *testing.T) {
 }
 
 // waitLeaderProcess waits for a running scheduler to log that it leads.
-func waitLeaderProcess(t *testing.T, c *controlplane.Cluster) *controlplane.Process {
+func waitLeaderProcess(t *testing.T, c *controlplane.Cluster) *localproc.Process {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {

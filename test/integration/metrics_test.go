@@ -28,6 +28,7 @@ import (
 	"k8s.io/component-base/metrics/testutil"
 
 	"github.com/windows-aware/windows-aware/internal/controlplane"
+	"github.com/windows-aware/windows-aware/internal/localproc"
 )
 
 // scraper reads a scheduler process's /metrics on its secure port as the
@@ -51,7 +52,7 @@ func newScraper(t *testing.T, c *controlplane.Cluster) *scraper {
 }
 
 // scrape returns the metric families of one scheduler process.
-func (s *scraper) scrape(p *controlplane.Process) map[string]*dto.MetricFamily {
+func (s *scraper) scrape(p *localproc.Process) map[string]*dto.MetricFamily {
 	s.t.Helper()
 	port := ""
 	for _, a := range p.Args {

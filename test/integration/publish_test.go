@@ -118,7 +118,7 @@ type webhookOptions struct {
 // certificate of a CA of its own, and registers it for the pods of
 // namespace ns. The process is stopped when the test ends (its log's end
 // printed if the test failed).
-func (e *env) startPublishWebhook(ns string, opts webhookOptions) *controlplane.Process {
+func (e *env) startPublishWebhook(ns string, opts webhookOptions) *localproc.Process {
 	e.t.Helper()
 	if opts.profile == "" {
 		opts.profile = windowsAware

@@ -23,13 +23,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/windows-aware/windows-aware/internal/controlplane"
+	"github.com/windows-aware/windows-aware/internal/localproc"
 )
 
 // schedulerLogProblems returns the lines of a scheduler's log that speak of
 // a panic, of a lost leader election, or (for a scheduler built with
 // -race) of a data race.
-func schedulerLogProblems(p *controlplane.Process) []string {
+func schedulerLogProblems(p *localproc.Process) []string {
 	data, err := os.ReadFile(p.LogFile)
 	if err != nil {
 		return []string{err.Error()}
@@ -53,7 +53,7 @@ var attemptLine = regexp.MustCompile(`^[IWEF]\d{4} (\d{2}:\d{2}:\d{2}\.\d{6}) .*
 // returns, per pod of ns, when each scheduling cycle for it began. The
 // log's times carry no date: they are taken to be within a day before
 // now.
-func schedulingAttempts(p *controlplane.Process, ns string) (map[string][]time.Time, error) {
+func schedulingAttempts(p *localproc.Process, ns string) (map[string][]time.Time, error) {
 	f, err := os.Open(p.LogFile)
 	if err != nil {
 		return nil, err
