@@ -18,9 +18,7 @@ package controlplane
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/windows-aware/windows-aware/internal/localproc"
 )
@@ -36,8 +34,9 @@ func (c *Cluster) start(name, path string, args []string) (*localproc.Process, e
 		Path:    path,
 		Args:    args,
 		LogFile: filepath.Join(c.LogDir, name+".log"),
-		Env:     processEnv(),
-		Detach:  c.opts.Detach,
+		// A KUBECONFIG could point a component at another cluster.
+		Env:    localproc.EnvWithout("KUBECONFIG="),
+		Detach: c.opts.Detach,
 	}
 	if c.opts.PIDDir != "" {
 		// The start order leads the name: StopRecorded stops in reverse.
@@ -51,16 +50,4 @@ func (c *Cluster) start(name, path string, args []string) (*localproc.Process, e
 	c.procs = append(c.procs, p)
 	c.mu.Unlock()
 	return p, nil
-}
-
-// processEnv is the environment of the started processes: ours, without a
-// KUBECONFIG that could point them at another cluster.
-func processEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "KUBECONFIG=") {
-			env = append(env, kv)
-		}
-	}
-	return env
 }

@@ -16,21 +16,13 @@ limitations under the License.
 
 package registryserver
 
-import (
-	"os"
-	"strings"
-)
+import "github.com/windows-aware/windows-aware/internal/localproc"
 
 // registryEnv is our environment without the variables the registry reads
 // as configuration: REGISTRY_* overrides the configuration file, and
 // OTEL_* would point its tracing somewhere. Tracing is off: by default it
 // would export spans to an OTLP collector on localhost.
 func registryEnv() []string {
-	env := []string{"OTEL_TRACES_EXPORTER=none", "OTEL_METRICS_EXPORTER=none", "OTEL_LOGS_EXPORTER=none"}
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "REGISTRY_") && !strings.HasPrefix(kv, "OTEL_") {
-			env = append(env, kv)
-		}
-	}
-	return env
+	off := []string{"OTEL_TRACES_EXPORTER=none", "OTEL_METRICS_EXPORTER=none", "OTEL_LOGS_EXPORTER=none"}
+	return append(off, localproc.EnvWithout("REGISTRY_", "OTEL_")...)
 }
