@@ -103,10 +103,10 @@ func (m Mode) Fit(need *Need, host *Host) Fit {
 
 // osOf is the OS a host runs pods of. A host with no OS label runs Linux
 // pods: every kubelet labels its node with the OS it runs on, a Windows
-// kubelet always, so a node without the label is none of theirs (simulated
-// nodes, such as upstream's scheduler_perf and kwok's, carry none) and is
-// taken for the Linux node the stock scheduler places such pods on, never
-// for a Windows one.
+// kubelet always, so a node without the label is none of theirs (a
+// simulated node, as upstream's scheduler_perf creates them) and is taken
+// for the Linux node the stock scheduler places such pods on, never for a
+// Windows one.
 func (h *Host) osOf() string {
 	if h.OS == "" {
 		return OSLinux
