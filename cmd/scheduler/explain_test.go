@@ -80,7 +80,7 @@ func TestExplainCommand(t *testing.T) {
 			wantOut: []string{
 				"DaemonSet kube-system/windows-node-agent", "any Windows build (HostProcess)",
 				"Deployment iis-2019", "needs build 10.0.17763 (ltsc2019), from its tag",
-				"Deployment nanoserver-ltsc2022", "10.0.20348 (ltsc2022), 10.0.26100 (ltsc2025); prefers 10.0.20348",
+				"Deployment nanoserver-ltsc2022", "10.0.20348 (ltsc2022), 10.0.25398 (23H2), 10.0.26100 (ltsc2025); prefers 10.0.20348",
 				"6 pod template(s), 0 with a conflict; profile windows-aware",
 			},
 		},

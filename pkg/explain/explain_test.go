@@ -121,7 +121,7 @@ func TestExplainShippedManifests(t *testing.T) {
 			want: map[string]decided{
 				"DaemonSet/windows-node-agent":   {OS: "windows", OSSource: "hostProcess", AnyBuild: true, Placed: true},
 				"Deployment/iis-2019":            {OS: "windows", OSSource: "tag", Builds: ltsc2019, HostBuilds: ltsc2019, Placed: true},
-				"Deployment/nanoserver-ltsc2022": {OS: "windows", OSSource: "tag", Builds: []string{"10.0.20348"}, HostBuilds: []string{"10.0.20348", "10.0.26100"}, Placed: true},
+				"Deployment/nanoserver-ltsc2022": {OS: "windows", OSSource: "tag", Builds: []string{"10.0.20348"}, HostBuilds: []string{"10.0.20348", "10.0.25398", "10.0.26100"}, Placed: true},
 				"Deployment/aspnet-ltsc2025":     {OS: "windows", OSSource: "tag", Builds: []string{"10.0.26100"}, HostBuilds: []string{"10.0.26100"}, Placed: true},
 				"Deployment/nginx":               {OS: "linux", OSSource: "default", Placed: true},
 				"Deployment/win-webserver":       {OS: "windows", OSSource: "tag", Builds: ltsc2019, HostBuilds: ltsc2019, Placed: true},
@@ -196,7 +196,7 @@ scheduling:
 		{
 			name:  "the same pod without the RuntimeClass: its selector is unknown",
 			input: pod("  runtimeClassName: windows-2019\n  containers: [{name: c, image: 'mcr.microsoft.com/windows/servercore:ltsc2022'}]\n"),
-			want:  decided{OS: "windows", OSSource: "tag", Builds: []string{"10.0.20348"}, HostBuilds: []string{"10.0.20348", "10.0.26100"}, Placed: true, RuntimeClass: "windows-2019"},
+			want:  decided{OS: "windows", OSSource: "tag", Builds: []string{"10.0.20348"}, HostBuilds: []string{"10.0.20348", "10.0.25398", "10.0.26100"}, Placed: true, RuntimeClass: "windows-2019"},
 		},
 		{
 			name:         "a nodeSelector the RuntimeClass contradicts",

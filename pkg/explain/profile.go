@@ -127,7 +127,7 @@ func NewExplainer(ctx context.Context, profile Profile) (*Explainer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("profile %q: %w", profile.Name, err)
 	}
-	releases := slices.Clone(windows.KnownReleases)
+	releases := slices.Concat(windows.KnownReleases, windows.HostOnlyReleases)
 	for _, r := range profile.Args.ExtraReleases {
 		if b, ok := windows.ParseBuild(r.Build); ok {
 			releases = append(releases, windows.Release{Token: r.Token, Build: b})

@@ -87,7 +87,7 @@ func TestExplainShowsPublished(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, line := range []string{
-		"published  at creation, from the OS's source tag: nodeSelector kubernetes.io/os=windows; required node.kubernetes.io/windows-build in [10.0.20348, 10.0.26100]; preferred 10.0.20348; tolerations os=windows:NoSchedule",
+		"published  at creation, from the OS's source tag: nodeSelector kubernetes.io/os=windows; required node.kubernetes.io/windows-build in [10.0.20348, 10.0.25398, 10.0.26100]; preferred 10.0.20348; tolerations os=windows:NoSchedule",
 		"published  unreadable: annotation windows-aware.x-k8s.io/published",
 	} {
 		if !strings.Contains(out.String(), line) {

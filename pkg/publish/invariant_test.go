@@ -49,8 +49,9 @@ import (
 // "WINDOWS" is admitted by the scheduler and not by the published pod:
 // kubelets since 1.17 set both labels, and no platform taints so.
 
-// invariantNodes are nodes of every OS and every build of the release
-// table (and an Insider build), bare and under each kind of taint, plus
+// invariantNodes are nodes of every OS and every build a host may carry
+// (the release table's, 23H2's, an Insider build), bare and under each
+// kind of taint, plus
 // Windows nodes with no build label or a malformed one.
 func invariantNodes() []*v1.Node {
 	taintSets := map[string][]v1.Taint{
@@ -63,7 +64,7 @@ func invariantNodes() []*v1.Node {
 		"os-and-gpu": {{Key: "os", Value: "windows", Effect: v1.TaintEffectNoSchedule}, {Key: "example.com/gpu", Value: "true", Effect: v1.TaintEffectNoSchedule}},
 	}
 	var nodes []*v1.Node
-	builds := windows.DefaultCatalog().Builds()
+	builds := windows.DefaultCatalog().Hosts()
 	builds = append(builds, windows.Build{Major: 10, Minor: 0, Number: 20344})
 	for taintName, taints := range taintSets {
 		for _, b := range builds {

@@ -38,6 +38,7 @@ const (
 	imgLinux = "nginx:1.27"
 	build19  = "10.0.17763"
 	build22  = "10.0.20348"
+	build23  = "10.0.25398" // Windows Server 23H2: a host-only build that runs ltsc2022 images
 	build25  = "10.0.26100"
 )
 
@@ -135,11 +136,11 @@ func TestPublish(t *testing.T) {
 			wantRecord:      Record{Source: "tag", OS: "windows", Builds: []string{build19}, Tolerations: tolerationStrings(winTolerations)},
 		},
 		{
-			name: "ltsc2022: 2022 and 2025 hosts, 2022 preferred", pod: podOf(img2022), outcome: OutcomeStamped,
+			name: "ltsc2022: 2022, 23H2 and 2025 hosts, 2022 preferred", pod: podOf(img2022), outcome: OutcomeStamped,
 			wantSelector:    map[string]string{v1.LabelOSStable: "windows"},
-			wantAffinity:    preferring(requiredTerms([]v1.NodeSelectorRequirement{buildIs(build22, build25)}), build22),
+			wantAffinity:    preferring(requiredTerms([]v1.NodeSelectorRequirement{buildIs(build22, build23, build25)}), build22),
 			wantTolerations: winTolerations,
-			wantRecord:      Record{Source: "tag", OS: "windows", Builds: []string{build22, build25}, Preferred: build22, Tolerations: tolerationStrings(winTolerations)},
+			wantRecord:      Record{Source: "tag", OS: "windows", Builds: []string{build22, build23, build25}, Preferred: build22, Tolerations: tolerationStrings(winTolerations)},
 		},
 		{
 			name: "ltsc2022 under exact compatibility: 2022 only", pod: podOf(img2022), outcome: OutcomeStamped,
@@ -208,9 +209,9 @@ func TestPublish(t *testing.T) {
 				p.Spec.Affinity = requiredTerms([]v1.NodeSelectorRequirement{buildIs(build25)}, []v1.NodeSelectorRequirement{zoneIs("b")})
 			}),
 			wantSelector:    map[string]string{v1.LabelOSStable: "windows"},
-			wantAffinity:    preferring(requiredTerms([]v1.NodeSelectorRequirement{buildIs(build25)}, []v1.NodeSelectorRequirement{zoneIs("b"), buildIs(build22, build25)}), build22),
+			wantAffinity:    preferring(requiredTerms([]v1.NodeSelectorRequirement{buildIs(build25)}, []v1.NodeSelectorRequirement{zoneIs("b"), buildIs(build22, build23, build25)}), build22),
 			wantTolerations: winTolerations,
-			wantRecord:      Record{Source: "tag", OS: "windows", Builds: []string{build22, build25}, Preferred: build22, Tolerations: tolerationStrings(winTolerations)},
+			wantRecord:      Record{Source: "tag", OS: "windows", Builds: []string{build22, build23, build25}, Preferred: build22, Tolerations: tolerationStrings(winTolerations)},
 		},
 		{
 			name: "a term that names the build too widely is narrowed by a second expression", outcome: OutcomeStamped,

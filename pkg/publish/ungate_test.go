@@ -80,14 +80,14 @@ func TestUngate(t *testing.T) {
 			wantRecord:   Record{Source: "registry", OS: "windows", Builds: []string{build19}, Tolerations: winTolerations},
 		},
 		{
-			name:         "an index of 2019 and 2022: three host builds, the plugin's target preferred",
+			name:         "an index of 2019 and 2022: four host builds, the plugin's target preferred",
 			scope:        config.ResolutionWindows,
 			pod:          windowsPod(multi),
 			outcome:      OutcomeStamped,
-			wantRequired: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: []v1.NodeSelectorRequirement{buildIs(build19, build22, build25)}}}},
+			wantRequired: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: []v1.NodeSelectorRequirement{buildIs(build19, build22, build23, build25)}}}},
 			wantPreferred: []v1.PreferredSchedulingTerm{{Weight: preferredWeight, Preference: v1.NodeSelectorTerm{
 				MatchExpressions: []v1.NodeSelectorRequirement{buildIs(build22)}}}},
-			wantRecord: Record{Source: "registry", OS: "windows", Builds: []string{build19, build22, build25}, Preferred: build22, Tolerations: winTolerations},
+			wantRecord: Record{Source: "registry", OS: "windows", Builds: []string{build19, build22, build23, build25}, Preferred: build22, Tolerations: winTolerations},
 		},
 		{
 			name:  "existing required terms: the build goes inside each, an empty term stays empty",

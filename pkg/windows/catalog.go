@@ -18,6 +18,7 @@ package windows
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 )
@@ -72,12 +73,24 @@ var serverReleases = []Release{
 	{"24H2", build10(26100)},
 }
 
+// HostOnlyReleases are Windows Server releases that run as container hosts
+// but have no base images of their own, so that no tag names their build
+// and the tag tables leave them out; a host of such a build runs the
+// images of older builds (Mode.Runs). Windows Server 23H2, 25398, runs
+// ltsc2022 images (docs/windows-facts.md).
+var HostOnlyReleases = []Release{
+	{"23H2", build10(25398)},
+}
+
 // Catalog resolves tag tokens to builds: the known releases plus those an
 // administrator adds for releases that ship after this binary.
 type Catalog struct {
 	byToken       map[string]Build // keyed by lower-case token
 	serverByToken map[string]Build // serverReleases, keyed by lower-case token
 	builds        map[Build]bool   // every build some token names
+	// hosts are the builds a host may carry: builds and the
+	// HostOnlyReleases'.
+	hosts map[Build]bool
 }
 
 // NewCatalog returns a catalog of KnownReleases and extra. An extra entry may
@@ -106,6 +119,10 @@ func NewCatalog(extra []Release) (*Catalog, error) {
 		}
 		seen[key] = true
 		c.add(r)
+	}
+	c.hosts = maps.Clone(c.builds)
+	for _, r := range HostOnlyReleases {
+		c.hosts[r.Build] = true
 	}
 	return c, nil
 }

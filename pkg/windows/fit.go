@@ -36,7 +36,9 @@ const (
 // its build with the revision its kernel version shows. Host is comparable,
 // so that nodes alike share one verdict.
 type Host struct {
-	OS      string // as the node labels spell it; compared case-insensitively
+	// OS is as the node labels spell it, compared case-insensitively; ""
+	// when the node has no OS label, which Fit reads as Linux (see osOf).
+	OS      string
 	Arch    string // "" when the node does not say
 	Version Version
 	State   BuildState
@@ -77,14 +79,15 @@ const (
 // The OS is read first, since most hosts a pod does not fit run the other
 // OS. It does not allocate.
 func (m Mode) Fit(need *Need, host *Host) Fit {
-	if need.OS != "" && !strings.EqualFold(host.OS, need.OS) {
+	hostOS := host.osOf()
+	if need.OS != "" && !strings.EqualFold(hostOS, need.OS) {
 		return WrongOS
 	}
 	for _, platforms := range need.Images {
-		if m.Admits(platforms, host.OS, host.Arch, host.Version.Build) {
+		if m.Admits(platforms, hostOS, host.Arch, host.Version.Build) {
 			continue
 		}
-		if !hasPlatformFor(platforms, host.OS, host.Arch) {
+		if !hasPlatformFor(platforms, hostOS, host.Arch) {
 			return WrongArch
 		}
 		switch host.State {
@@ -96,6 +99,19 @@ func (m Mode) Fit(need *Need, host *Host) Fit {
 		return WrongBuild
 	}
 	return Fits
+}
+
+// osOf is the OS a host runs pods of. A host with no OS label runs Linux
+// pods: every kubelet labels its node with the OS it runs on, a Windows
+// kubelet always, so a node without the label is none of theirs (a
+// simulated node, as upstream's scheduler_perf creates them) and is taken
+// for the Linux node the stock scheduler places such pods on, never for a
+// Windows one.
+func (h *Host) osOf() string {
+	if h.OS == "" {
+		return OSLinux
+	}
+	return h.OS
 }
 
 // hasPlatformFor reports whether some platform is of the host's OS and

@@ -61,6 +61,14 @@ func TestFit(t *testing.T) {
 		{name: "entry without os.version runs on any build", need: Need{OS: OSWindows, Images: [][]Platform{anyBuild}}, host: winHost(14393), want: Fits},
 		{name: "entry without os.version needs no build label", need: Need{OS: OSWindows, Images: [][]Platform{anyBuild}}, host: Host{OS: OSWindows, State: BuildMissing}, want: Fits},
 		{name: "windows arm64 host, amd64-only image", need: Need{OS: OSWindows, Images: [][]Platform{list}}, host: Host{OS: OSWindows, Arch: "arm64", Version: Version{Build: build10(26100)}}, want: WrongArch},
+		// A node without kubernetes.io/os is taken for a Linux node:
+		// the stock scheduler places pods there, a Windows kubelet
+		// never leaves its node unlabelled.
+		{name: "linux pod, unlabelled host", need: Need{OS: OSLinux}, host: Host{}, want: Fits},
+		{name: "any OS, unlabelled host", need: Need{}, host: Host{State: BuildMissing}, want: Fits},
+		{name: "windows pod, unlabelled host", need: Need{OS: OSWindows}, host: Host{State: BuildMissing}, want: WrongOS},
+		{name: "windows pod, unlabelled host of a windows build", need: Need{OS: OSWindows, Images: [][]Platform{tagged(20348)}}, host: Host{Version: Version{Build: build10(20348)}}, want: WrongOS},
+		{name: "list: linux entries for an unlabelled host", need: Need{OS: OSLinux, Images: [][]Platform{list}}, host: Host{Arch: "amd64"}, want: Fits},
 		{name: "every image must fit", need: Need{OS: OSWindows, Images: [][]Platform{tagged(20348), tagged(26100)}}, host: winHost(20348), want: WrongBuild},
 		{name: "both images on 2025", need: Need{OS: OSWindows, Images: [][]Platform{tagged(20348), tagged(26100)}}, host: winHost(26100), want: Fits},
 	}

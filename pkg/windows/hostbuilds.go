@@ -29,14 +29,21 @@ func (c *Catalog) Builds() []Build {
 	return slices.SortedFunc(maps.Keys(c.builds), Build.Compare)
 }
 
+// Hosts lists every build a host may carry, oldest first: the catalog's
+// builds and those of the HostOnlyReleases.
+func (c *Catalog) Hosts() []Build {
+	return slices.SortedFunc(maps.Keys(c.hosts), Build.Compare)
+}
+
 // HostBuilds lists, oldest first, the Windows host builds that run need,
-// by Fit: the catalog's builds, and the builds need's own images name (an
-// Insider image's build is in no release table, yet a host of that build
-// runs it). every is set when each of those builds runs need, as it does
-// when need constrains no build: then no list of builds says more than
-// "Windows".
+// by Fit: the builds a host may carry (Hosts: the catalog's, and the
+// host-only releases', such as a 23H2 host that runs ltsc2022 images), and
+// the builds need's own images name (an Insider image's build is in no
+// release table, yet a host of that build runs it). every is set when each
+// of those builds runs need, as it does when need constrains no build: then
+// no list of builds says more than "Windows".
 func (m Mode) HostBuilds(need *Need, c *Catalog) (builds []Build, every bool) {
-	candidates := maps.Clone(c.builds)
+	candidates := maps.Clone(c.hosts)
 	for _, platforms := range need.Images {
 		for _, p := range platforms {
 			if strings.EqualFold(p.OS, OSWindows) && !p.Version.IsZero() {

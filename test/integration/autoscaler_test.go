@@ -127,8 +127,8 @@ func TestKarpenterScalesWindowsPools(t *testing.T) {
 		e.startPublishWebhook(ns, webhookOptions{})
 		created := time.Now()
 		pod := e.createPod(ns, requestingPod("nanoserver", ltsc2022Image))
-		if got := requiredBuilds(pod); pod.Spec.NodeSelector[v1.LabelOSStable] != "windows" || !slices.Equal(got, []string{"10.0.20348", "10.0.26100"}) {
-			t.Fatalf("the pod was stored with nodeSelector %v and required builds %v, want os windows and [10.0.20348 10.0.26100]", pod.Spec.NodeSelector, got)
+		if got := requiredBuilds(pod); pod.Spec.NodeSelector[v1.LabelOSStable] != "windows" || !slices.Equal(got, []string{"10.0.20348", "10.0.25398", "10.0.26100"}) {
+			t.Fatalf("the pod was stored with nodeSelector %v and required builds %v, want os windows and [10.0.20348 10.0.25398 10.0.26100]", pod.Spec.NodeSelector, got)
 		}
 		node := e.waitScheduled(ns, pod.Name, 2*time.Minute)
 		t.Logf("pod bound to %s, launched by Karpenter, %s after its creation", node.Name, time.Since(created).Round(100*time.Millisecond))

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/oracle"
@@ -258,4 +259,44 @@ func TestMalformedBuildLabelsGiveAReason(t *testing.T) {
 	}
 	time.Sleep(time.Second)
 	e.schedulersAlive()
+}
+
+// TestUnlabelledNodeTakesLinuxPodsOnly: a node with no kubernetes.io/os
+// label, as upstream's scheduler_perf creates them, takes a windows-aware
+// pod without .spec.os (defaultOS linux) as the stock profile would, and
+// never a Windows pod. A taint there whose value is empty is an ordinary
+// taint: the pod it repels is scheduled as soon as it is lifted, well
+// before the queue's periodic flush.
+func TestUnlabelledNodeTakesLinuxPodsOnly(t *testing.T) {
+	e := requireCluster(t)
+	ns := e.namespace()
+	node := fixture.Node("nolabel", fixture.NodeOptions{Taints: []v1.Taint{{Key: "os", Effect: v1.TaintEffectNoSchedule}}})
+	node.Labels = map[string]string{v1.LabelHostname: node.Name}
+	e.createNodes(node)
+
+	e.createPod(ns, newPod("linux", windowsAware, "nginx:1.27"))
+	if msg := e.failedScheduling(ns, "linux", scheduleTimeout); !strings.Contains(msg, "untolerated taint") {
+		t.Fatalf("FailedScheduling message %q does not name the taint", msg)
+	}
+	win := newPod("windows", windowsAware, "mcr.microsoft.com/windows/nanoserver:ltsc2022")
+	win.Spec.OS = &v1.PodOS{Name: v1.Windows}
+	e.createPod(ns, win)
+	if msg := e.failedScheduling(ns, "windows", scheduleTimeout); !strings.Contains(msg, "didn't match Pod's OS") {
+		t.Fatalf("FailedScheduling message %q does not say the unlabelled node has the wrong OS", msg)
+	}
+
+	lifted, err := e.client.CoreV1().Nodes().Get(e.ctx, node.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lifted.Spec.Taints = nil
+	if _, err := e.client.CoreV1().Nodes().Update(e.ctx, lifted, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.waitScheduled(ns, "linux", scheduleTimeout); got.Name != node.Name {
+		t.Errorf("the Linux pod landed on %s, want %s", got.Name, node.Name)
+	}
+	if p := e.getPod(ns, "windows"); p.Spec.NodeName != "" {
+		t.Errorf("the Windows pod was bound to %s, a node with no OS label", p.Spec.NodeName)
+	}
 }

@@ -76,6 +76,27 @@ func TestOSTaintTolerationQueueingHint(t *testing.T) {
 	checkHints(t, pl.isSchedulableAfterNodeChange, tests)
 }
 
+// TestOSTaintTolerationHintOnUnlabelledNode: a node with no OS label has no
+// OS taint, so a taint whose value is empty is an ordinary taint there. A
+// pod it repelled is queued once it is lifted, as upstream TaintToleration
+// queues it, instead of waiting for the periodic flush.
+func TestOSTaintTolerationHintOnUnlabelledNode(t *testing.T) {
+	emptyValue := v1.Taint{Key: "os", Effect: v1.TaintEffectNoSchedule}
+	keyOnly := v1.Taint{Key: "example.com/drain", Effect: v1.TaintEffectNoSchedule}
+	unlabelled := func(taints ...v1.Taint) *v1.Node {
+		return st.MakeNode().Name("n").Taints(taints).Obj()
+	}
+	tests := []hintCase{
+		{"empty-value taint lifted", pod(imgLinux).Obj(), unlabelled(emptyValue), unlabelled(), fwk.Queue},
+		{"key-only taint lifted", pod(imgLinux).Obj(), unlabelled(keyOnly), unlabelled(), fwk.Queue},
+		{"untainted node added", pod(imgLinux).Obj(), nil, unlabelled(), fwk.Queue},
+		{"node added with an empty-value taint", pod(imgLinux).Obj(), nil, unlabelled(emptyValue), fwk.QueueSkip},
+		{"one of two empty-value taints lifted", pod(imgLinux).Obj(), unlabelled(emptyValue, keyOnly), unlabelled(keyOnly), fwk.QueueSkip},
+	}
+	pl := &OSTaintToleration{}
+	checkHints(t, pl.isSchedulableAfterNodeChange, tests)
+}
+
 // hintCase is a node event and the hint it should give for a pod; old is
 // nil for a node added.
 type hintCase struct {

@@ -74,9 +74,11 @@ type osToleration struct {
 }
 
 // tolerates reports whether t is the OS taint of node, which runs the OS the
-// pod was matched to.
+// pod was matched to. A node that names no OS has no OS taint: a missing
+// label matches nothing, so a taint with an empty value stays an ordinary
+// taint there.
 func (o *osToleration) tolerates(t *v1.Taint, nodeOS string) bool {
-	if o == nil {
+	if o == nil || nodeOS == "" {
 		return false
 	}
 	return strings.EqualFold(t.Value, nodeOS) && strings.EqualFold(o.os, nodeOS) &&
@@ -161,15 +163,20 @@ func (pl *OSTaintToleration) isSchedulableAfterNodeChange(logger klog.Logger, po
 
 // anyOSToleration tolerates every taint whose value is the node's OS, on
 // any key and effect: the widest implicit toleration a pod can be granted.
+// It is nil on a node that names no OS, which has no OS taint.
 func anyOSToleration(node *v1.Node) *osToleration {
+	os := nodeOS(node)
+	if os == "" {
+		return nil
+	}
 	taints := &config.OSTaints{Tolerate: true}
 	for _, t := range node.Spec.Taints {
-		if strings.EqualFold(t.Value, nodeOS(node)) {
+		if strings.EqualFold(t.Value, os) {
 			taints.Keys = append(taints.Keys, t.Key)
 			taints.Effects = append(taints.Effects, t.Effect)
 		}
 	}
-	return &osToleration{os: nodeOS(node), taints: taints}
+	return &osToleration{os: os, taints: taints}
 }
 
 func (pl *OSTaintToleration) isSchedulableAfterTolerationChange(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {

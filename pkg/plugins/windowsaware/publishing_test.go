@@ -41,7 +41,7 @@ func TestHostBuildsOfDecision(t *testing.T) {
 		wantEvery bool
 	}{
 		{name: "ltsc2019", pod: pod(img2019).Obj(), want: []string{"10.0.17763"}},
-		{name: "ltsc2022", pod: pod(img2022).Obj(), want: []string{"10.0.20348", "10.0.26100"}},
+		{name: "ltsc2022", pod: pod(img2022).Obj(), want: []string{"10.0.20348", "10.0.25398", "10.0.26100"}}, // 23H2 hosts run ltsc2022 images
 		{name: "HostProcess: any build", pod: hostProcess(pod(img2019)), wantEvery: true},
 		{name: "Windows without a build: any build", pod: pod(imgNano).Obj(), wantEvery: true},
 		{name: "conflict: none", pod: pod(img2019, img2022).Obj()},

@@ -80,7 +80,7 @@ func TestResolveWaitsForTheRegistry(t *testing.T) {
 		{
 			name: "a tag that names the build: nothing asked",
 			pod:  pod(img2022).Obj(),
-			wait: time.Nanosecond, wantBuilds: []string{"10.0.20348", "10.0.26100"},
+			wait: time.Nanosecond, wantBuilds: []string{"10.0.20348", "10.0.25398", "10.0.26100"},
 		},
 		{
 			name: "a registry not allowlisted: nothing asked",
