@@ -133,6 +133,14 @@ func (need *Need) Exact(host *Host) bool {
 // best candidates are the builds the platforms themselves name: trying each
 // of them is enough.
 func (m Mode) SomeHostRuns(images [][]Platform, arch string) (Build, bool) {
+	if len(images) == 1 && arch == "" {
+		// One image, any architecture: a host of a build the image names
+		// runs that entry, so the newest such build is the answer. The
+		// common case, in one pass.
+		if b, ok := newestWindowsBuild(images[0]); ok {
+			return b, true
+		}
+	}
 	candidates := windowsBuildsOf(images, nil)
 	if len(candidates) == 0 {
 		// No platform names a build: any Windows host runs every image

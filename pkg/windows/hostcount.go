@@ -53,25 +53,37 @@ func (m Mode) hostsRunning(b Build) (lo, hi Build) {
 }
 
 // windowsBuildsOf returns the distinct builds the Windows platforms of
-// images name, any architecture, oldest first.
+// images name, any architecture, and those of extra, oldest first.
 func windowsBuildsOf(images [][]Platform, extra map[Build]bool) []Build {
-	seen := make(map[Build]bool, len(extra))
+	n := len(extra)
+	for _, platforms := range images {
+		n += len(platforms)
+	}
+	builds := make([]Build, 0, n)
 	for b := range extra {
-		seen[b] = true
+		builds = append(builds, b)
 	}
 	for _, platforms := range images {
 		for i := range platforms {
 			if !platforms[i].Version.IsZero() && strings.EqualFold(platforms[i].OS, OSWindows) {
-				seen[platforms[i].Version.Build] = true
+				builds = append(builds, platforms[i].Version.Build)
 			}
 		}
 	}
-	builds := make([]Build, 0, len(seen))
-	for b := range seen {
-		builds = append(builds, b)
-	}
 	slices.SortFunc(builds, Build.Compare)
-	return builds
+	return slices.Compact(builds)
+}
+
+// newestWindowsBuild is the newest build the Windows platforms of
+// platforms name, any architecture.
+func newestWindowsBuild(platforms []Platform) (newest Build, found bool) {
+	for i := range platforms {
+		b := platforms[i].Version.Build
+		if !b.IsZero() && strings.EqualFold(platforms[i].OS, OSWindows) && (!found || newer(b, newest)) {
+			newest, found = b, true
+		}
+	}
+	return newest, found
 }
 
 // imagesRunBy counts, for each of hosts (sorted oldest first, distinct),

@@ -1,0 +1,121 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package windowsaware
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
+)
+
+// manyBuildsIndex is a manifest list of n Windows entries of distinct
+// builds from 10.0.20348 up, every one pointing at child: the largest
+// index an image may have, every entry a build the decisions weigh.
+func manyBuildsIndex(child string, n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"schemaVersion":2,"mediaType":"application/vnd.docker.distribution.manifest.list.v2+json","manifests":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"mediaType":"application/vnd.docker.distribution.manifest.v2+json","digest":%q,"size":1,"platform":{"architecture":"amd64","os":"windows","os.version":"10.0.%d.1"}}`,
+			child, 20348+i)
+	}
+	b.WriteString(`]}`)
+	return []byte(b.String())
+}
+
+// warmIndexPod returns a plugin whose resolver knows a Windows pod's one
+// image: a single-build image (entries 0), or an index of that many
+// distinct builds, with maxIndexEntries at least that.
+func warmIndexPod(tb testing.TB, entries int) (*WindowsAware, *v1.Pod) {
+	tb.Helper()
+	s := registrytest.New(tb, registrytest.WithTLS())
+	child := s.Push(tb, "app:single", registrytest.WindowsImage(tb, osv2022))
+	tag := "app:single"
+	if entries > 0 {
+		tag = fmt.Sprintf("app:index-%d", entries)
+		s.PushRawManifest(tb, tag, "application/vnd.docker.distribution.manifest.list.v2+json", manyBuildsIndex(child, entries))
+	}
+	args := resolutionArgs(s, config.ResolutionWindows, config.OnFailureTagRules, 10*time.Second)
+	args.ImageResolution.MaxIndexEntries = int32(max(entries, 256))
+	rp := newResolutionFramework(tb, args, testNodes())
+	p := withOS(pod(s.Ref(tag)), v1.Windows)
+	deadline := time.Now().Add(10 * time.Second)
+	for !rp.pl.PreEnqueue(context.Background(), p).IsSuccess() {
+		if time.Now().After(deadline) {
+			tb.Fatal("image not resolved within 10s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if d := rp.pl.Decide(p); d.Conflict != "" || len(d.Images) != 1 || len(d.Images[0].Platforms) != max(entries, 1) {
+		tb.Fatalf("decision %+v, want one image of %d platforms", d, max(entries, 1))
+	}
+	return rp.pl, p
+}
+
+// BenchmarkResolvedIndex: PreFilter, the node queueing hint and PreEnqueue
+// for a pod whose image is resolved to an index at the default entry
+// limit (256 distinct builds) and at the highest limit the args allow,
+// against a single-build image. The work per pod grows no faster than
+// n log n in the entries, and the default limit keeps it within the same
+// order of magnitude as a single image.
+func BenchmarkResolvedIndex(b *testing.B) {
+	for _, entries := range []int{0, 256, 10000} {
+		name := "single-build"
+		if entries > 0 {
+			name = fmt.Sprintf("index-%d", entries)
+		}
+		pl, p := warmIndexPod(b, entries)
+		ctx := context.Background()
+		b.Run("PreFilter/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, s := pl.PreFilter(ctx, newState(), p, nil); !s.IsSuccess() {
+					b.Fatal(s)
+				}
+			}
+		})
+		oldNode := linuxNode("n")
+		newNode := windowsNode("n", "10.0.20348", "10.0.20348.1")
+		b.Run("NodeHint/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			logger := klog.Background()
+			for b.Loop() {
+				if _, err := pl.isSchedulableAfterNodeChange(logger, p, oldNode, newNode); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("PreEnqueue/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if !pl.PreEnqueue(ctx, p).IsSuccess() {
+					b.Fatal("held")
+				}
+			}
+		})
+	}
+}
