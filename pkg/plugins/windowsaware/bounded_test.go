@@ -25,6 +25,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
@@ -114,6 +115,60 @@ func BenchmarkResolvedIndex(b *testing.B) {
 			for b.Loop() {
 				if !pl.PreEnqueue(ctx, p).IsSuccess() {
 					b.Fatal("held")
+				}
+			}
+		})
+	}
+}
+
+// TestIndexPastEntryLimit: a pod whose image's index has more entries
+// than maxIndexEntries follows onFailure, and its Event and its
+// unschedulable message name the image, the count, the limit and the arg.
+func TestIndexPastEntryLimit(t *testing.T) {
+	s := registrytest.New(t, registrytest.WithTLS())
+	child := s.Push(t, "app:single", registrytest.WindowsImage(t, osv2022))
+	s.PushRawManifest(t, "app:many", "application/vnd.docker.distribution.manifest.list.v2+json", manyBuildsIndex(child, 9))
+	ref := s.Ref("app:many")
+	for _, onFailure := range []string{config.OnFailureReject, config.OnFailureTagRules} {
+		t.Run(onFailure, func(t *testing.T) {
+			args := resolutionArgs(s, config.ResolutionWindows, onFailure, 10*time.Second)
+			args.ImageResolution.MaxIndexEntries = 8
+			rp := newResolutionFramework(t, args, testNodes())
+			p := withOS(pod(ref), v1.Windows)
+			ctx := context.Background()
+			deadline := time.Now().Add(10 * time.Second)
+			for !rp.pl.PreEnqueue(ctx, p).IsSuccess() {
+				if time.Now().After(deadline) {
+					t.Fatal("image not resolved within 10s")
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			parts := []string{ref, "has 9 entries", "limit of 8", "imageResolution.maxIndexEntries"}
+			_, status := rp.pl.PreFilter(ctx, newState(), p, nil)
+			switch onFailure {
+			case config.OnFailureReject:
+				if status.Code() != fwk.UnschedulableAndUnresolvable {
+					t.Fatalf("PreFilter = %v, want UnschedulableAndUnresolvable", status)
+				}
+				for _, part := range append(parts, "onFailure: Reject") {
+					if !strings.Contains(status.Message(), part) {
+						t.Errorf("PreFilter message %q does not name %q", status.Message(), part)
+					}
+				}
+			default:
+				// The tag names no build: the pod is placed as a Windows pod
+				// of any build.
+				if !status.IsSuccess() {
+					t.Fatalf("PreFilter = %v, want success by the tag rules", status)
+				}
+			}
+			events := rp.recorded()
+			if len(events) != 1 {
+				t.Fatalf("events %q, want one", events)
+			}
+			for _, part := range append(parts, EventImagePlatformsUnknown) {
+				if !strings.Contains(events[0], part) {
+					t.Errorf("event %q does not name %q", events[0], part)
 				}
 			}
 		})
