@@ -94,25 +94,18 @@ type imageNeed struct {
 	// version is the build and revision a tag names, zero otherwise.
 	version windows.Version
 	source  Source
-	// What the decisions read of platforms, worked out once by
-	// withPlatforms rather than by a walk over them for each question.
+	// What the decisions read of platforms (platformFacts), worked out
+	// once per platform list by withPlatforms.
 	linux, win, buildNamed bool
+	newest                 windows.Build
 }
 
 // withPlatforms sets the image's platforms and what is read of them.
-func (in imageNeed) withPlatforms(platforms []windows.Platform) imageNeed {
+func (in imageNeed) withPlatforms(platforms []windows.Platform, c *imageCache) imageNeed {
+	f := c.factsOf(platforms)
 	in.platforms = platforms
-	in.linux, in.win, in.buildNamed = false, false, false
-	for i := range platforms {
-		p := &platforms[i]
-		switch {
-		case strings.EqualFold(p.OS, windows.OSLinux):
-			in.linux = true
-		case strings.EqualFold(p.OS, windows.OSWindows):
-			in.win = true
-			in.buildNamed = in.buildNamed || !p.Version.IsZero()
-		}
-	}
+	in.linux, in.win, in.newest = f.linux, f.win, f.newest
+	in.buildNamed = !f.newest.IsZero()
 	return in
 }
 
@@ -281,7 +274,12 @@ func (pl *WindowsAware) requirementsFor(pod *v1.Pod, quiet bool) (*requirements,
 	if len(r.need.Images) == 0 {
 		return r, nil
 	}
-	host, ok := pl.mode.SomeHostRuns(r.need.Images, "")
+	host, ok := pinned[0].newest, true
+	if len(r.need.Images) > 1 {
+		// One image: a host of the newest build it names runs it (what
+		// SomeHostRuns finds, read once per list). Several: weigh them.
+		host, ok = pl.mode.SomeHostRuns(r.need.Images, "")
+	}
 	if !ok {
 		return nil, conflictf(ConflictBuildsNoHost, "the pod's images need Windows builds that no single host runs (%s compatibility): %s",
 			pl.mode, describeImages(pinned))
@@ -319,7 +317,7 @@ func (pl *WindowsAware) imageNeedOf(pod *v1.Pod, ref string, resolve, quiet bool
 			return imageNeed{}, false, err
 		}
 		if known {
-			in := imageNeed{image: ref, source: SourceRegistry}.withPlatforms(platforms)
+			in := imageNeed{image: ref, source: SourceRegistry}.withPlatforms(platforms, pl.images)
 			in.windows = in.win && !in.linux
 			return in, true, nil
 		}
@@ -329,7 +327,7 @@ func (pl *WindowsAware) imageNeedOf(pod *v1.Pod, ref string, resolve, quiet bool
 	}
 	in := imageNeed{image: ref, windows: true, version: img.Version, source: SourceTag}
 	if !img.Version.IsZero() {
-		in = in.withPlatforms([]windows.Platform{{OS: windows.OSWindows, Version: windows.Version{Build: img.Version.Build}}})
+		in = in.withPlatforms([]windows.Platform{{OS: windows.OSWindows, Version: windows.Version{Build: img.Version.Build}}}, pl.images)
 	}
 	return in, true, nil
 }
