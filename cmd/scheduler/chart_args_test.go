@@ -210,7 +210,7 @@ leaderElection: {leaseDuration: 30s, renewDeadline: 20s, retryPeriod: 4s}
 			Scope: config.ResolutionNone, OnFailure: config.OnFailureTagRules,
 			GateTimeout: metav1.Duration{Duration: 10 * time.Second}, RequestTimeout: metav1.Duration{Duration: 10 * time.Second},
 			Cache:       config.ImageCache{MaxEntries: 20000, TagTTL: metav1.Duration{Duration: 10 * time.Minute}, NegativeTTL: metav1.Duration{Duration: time.Minute}},
-			Concurrency: config.ImageConcurrency{Workers: 8, PerRegistry: 4},
+			Concurrency: config.ImageConcurrency{Workers: 8, PerRegistry: 4}, MaxIndexEntries: 256,
 		},
 	}
 	if diff := cmp.Diff(want, waArgs(t, cfg), cmpIgnoreTypeMeta); diff != "" {

@@ -69,6 +69,7 @@ pluginArgs:
     cache: {maxEntries: 500, tagTTL: 2m, negativeTTL: 30s}
     concurrency: {workers: 2, perRegistry: 1}
     requestTimeout: 3s
+    maxIndexEntries: 64
 imageResolution:
   credentials: {dockerConfigSecret: regcred}
   caBundle: {configMap: corp-ca}
@@ -102,12 +103,13 @@ imageResolution:
 			{Host: "*.azurecr.io"},
 			{Host: "registry.corp.example:5000", Endpoints: []string{"mirror.corp.example:5000", "http://10.0.0.5:5000"}, Insecure: true, AllowPrivate: true, CAFile: caFile},
 		},
-		GateTimeout:    metav1.Duration{Duration: 5 * time.Second},
-		OnFailure:      config.OnFailureReject,
-		Credentials:    config.ImageCredentials{DockerConfigFile: dockerConfig, PodPullSecrets: true},
-		Cache:          config.ImageCache{MaxEntries: 500, TagTTL: metav1.Duration{Duration: 2 * time.Minute}, NegativeTTL: metav1.Duration{Duration: 30 * time.Second}},
-		Concurrency:    config.ImageConcurrency{Workers: 2, PerRegistry: 1},
-		RequestTimeout: metav1.Duration{Duration: 3 * time.Second},
+		GateTimeout:     metav1.Duration{Duration: 5 * time.Second},
+		OnFailure:       config.OnFailureReject,
+		Credentials:     config.ImageCredentials{DockerConfigFile: dockerConfig, PodPullSecrets: true},
+		Cache:           config.ImageCache{MaxEntries: 500, TagTTL: metav1.Duration{Duration: 2 * time.Minute}, NegativeTTL: metav1.Duration{Duration: 30 * time.Second}},
+		Concurrency:     config.ImageConcurrency{Workers: 2, PerRegistry: 1},
+		RequestTimeout:  metav1.Duration{Duration: 3 * time.Second},
+		MaxIndexEntries: 64,
 	}
 	if diff := cmp.Diff(want, waArgs(t, cfg).ImageResolution, cmpIgnoreTypeMeta); diff != "" {
 		t.Errorf("imageResolution (-values +scheduler):\n%s", diff)

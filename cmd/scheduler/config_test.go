@@ -307,12 +307,13 @@ profiles:
 // leaves them out gets: off.
 func defaultImageResolution() config.ImageResolution {
 	return config.ImageResolution{
-		Scope:          config.ResolutionNone,
-		GateTimeout:    metav1.Duration{Duration: 10 * time.Second},
-		OnFailure:      config.OnFailureTagRules,
-		Cache:          config.ImageCache{MaxEntries: 20000, TagTTL: metav1.Duration{Duration: 10 * time.Minute}, NegativeTTL: metav1.Duration{Duration: time.Minute}},
-		Concurrency:    config.ImageConcurrency{Workers: 8, PerRegistry: 4},
-		RequestTimeout: metav1.Duration{Duration: 10 * time.Second},
+		Scope:           config.ResolutionNone,
+		GateTimeout:     metav1.Duration{Duration: 10 * time.Second},
+		OnFailure:       config.OnFailureTagRules,
+		Cache:           config.ImageCache{MaxEntries: 20000, TagTTL: metav1.Duration{Duration: 10 * time.Minute}, NegativeTTL: metav1.Duration{Duration: time.Minute}},
+		Concurrency:     config.ImageConcurrency{Workers: 8, PerRegistry: 4},
+		RequestTimeout:  metav1.Duration{Duration: 10 * time.Second},
+		MaxIndexEntries: 256,
 	}
 }
 

@@ -39,6 +39,7 @@ func ConfigFromArgs(args *config.ImageResolution, getSecret SecretGetter) Config
 		Workers:          int(args.Concurrency.Workers),
 		PerRegistry:      int(args.Concurrency.PerRegistry),
 		RequestTimeout:   args.RequestTimeout.Duration,
+		MaxIndexEntries:  int(args.MaxIndexEntries),
 	}
 	if args.Credentials.PodPullSecrets {
 		cfg.GetSecret = getSecret

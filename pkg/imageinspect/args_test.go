@@ -55,13 +55,14 @@ func TestConfigFromArgs(t *testing.T) {
 			edit:        func(*config.ImageResolution) {},
 			wantEnabled: true,
 			want: Config{
-				Registries:     []Registry{{Host: "mcr.microsoft.com"}, {Host: "docker.io", Endpoints: []string{"https://mirror.local"}, AllowPrivate: true, CAFile: "/etc/ca.pem"}},
-				MaxEntries:     20000,
-				TagTTL:         10 * time.Minute,
-				NegativeTTL:    time.Minute,
-				Workers:        8,
-				PerRegistry:    4,
-				RequestTimeout: 10 * time.Second,
+				Registries:      []Registry{{Host: "mcr.microsoft.com"}, {Host: "docker.io", Endpoints: []string{"https://mirror.local"}, AllowPrivate: true, CAFile: "/etc/ca.pem"}},
+				MaxEntries:      20000,
+				TagTTL:          10 * time.Minute,
+				NegativeTTL:     time.Minute,
+				Workers:         8,
+				PerRegistry:     4,
+				RequestTimeout:  10 * time.Second,
+				MaxIndexEntries: 256,
 			},
 		},
 		{
@@ -82,6 +83,7 @@ func TestConfigFromArgs(t *testing.T) {
 				Workers:          8,
 				PerRegistry:      4,
 				RequestTimeout:   10 * time.Second,
+				MaxIndexEntries:  256,
 			},
 		},
 		{
@@ -89,7 +91,7 @@ func TestConfigFromArgs(t *testing.T) {
 			edit: func(r *config.ImageResolution) { r.Scope = config.ResolutionNone },
 			want: Config{
 				Registries: []Registry{{Host: "mcr.microsoft.com"}, {Host: "docker.io", Endpoints: []string{"https://mirror.local"}, AllowPrivate: true, CAFile: "/etc/ca.pem"}},
-				MaxEntries: 20000, TagTTL: 10 * time.Minute, NegativeTTL: time.Minute, Workers: 8, PerRegistry: 4, RequestTimeout: 10 * time.Second,
+				MaxEntries: 20000, TagTTL: 10 * time.Minute, NegativeTTL: time.Minute, Workers: 8, PerRegistry: 4, RequestTimeout: 10 * time.Second, MaxIndexEntries: 256,
 			},
 		},
 	}

@@ -64,6 +64,9 @@ type fetcher struct {
 	timeout time.Duration
 	// children counts child manifests and configs read so far.
 	children int
+	// entries counts the index entries read so far, nested indexes
+	// included, against MaxIndexEntries.
+	entries entryBudget
 }
 
 func newFetcher(ep endpoint, path string, tr http.RoundTripper, auth authn.Authenticator, timeout time.Duration) (*fetcher, error) {
@@ -113,7 +116,18 @@ func (f *fetcher) platforms(ctx context.Context, digest string) ([]windows.Platf
 	if err != nil {
 		return nil, err
 	}
-	return f.platformsOf(ctx, manifest, mt, 0)
+	return f.distinctPlatformsOf(ctx, manifest, mt)
+}
+
+// distinctPlatformsOf is platformsOf with each (os, architecture, build)
+// once: what the resolver stores, so that no decision over the platforms
+// sees an entry twice.
+func (f *fetcher) distinctPlatformsOf(ctx context.Context, manifest []byte, mt types.MediaType) ([]windows.Platform, error) {
+	ps, err := f.platformsOf(ctx, manifest, mt, 0)
+	if err != nil {
+		return nil, err
+	}
+	return windows.DistinctPlatforms(ps), nil
 }
 
 // platformsOfTag reads a tag's manifest when HEAD could not give its
@@ -123,7 +137,7 @@ func (f *fetcher) platformsOfTag(ctx context.Context, tag string) ([]windows.Pla
 	if err != nil {
 		return nil, "", err
 	}
-	ps, err := f.platformsOf(ctx, manifest, mt, 0)
+	ps, err := f.distinctPlatformsOf(ctx, manifest, mt)
 	return ps, digest, err
 }
 
@@ -202,12 +216,12 @@ func kindOf(manifest []byte, mt types.MediaType) manifestKind {
 }
 
 func (f *fetcher) indexPlatforms(ctx context.Context, manifest []byte, depth int) ([]windows.Platform, error) {
-	idx, err := v1.ParseIndexManifest(bytes.NewReader(manifest))
+	entries, err := decodeIndexEntries(manifest, &f.entries)
 	if err != nil {
-		return nil, invalidf("image index: %v", err)
+		return nil, err
 	}
 	var out []windows.Platform
-	for _, m := range idx.Manifests {
+	for _, m := range entries {
 		if isAttestation(m) {
 			continue
 		}

@@ -17,11 +17,16 @@ limitations under the License.
 package imageinspect
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
 // FuzzParseRef: pods name any string as an image; no reference may panic,
@@ -76,3 +81,48 @@ func FuzzParseRetryAfter(f *testing.F) {
 }
 
 func mtOf(s string) types.MediaType { return types.MediaType(s) }
+
+// FuzzIndexPlatforms: any registry may answer any manifest. Decoding it
+// must never panic, never return more platforms than the entry limit
+// allows, never return a platform twice, and must refuse every index
+// encoding/json reads with more entries than the limit. The fetcher has
+// no child reads left, so that an entry that would need the network fails
+// instead.
+func FuzzIndexPlatforms(f *testing.F) {
+	const limit = 4
+	entry := func(os, arch, version string) string {
+		return `{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"` + someDigest + `","size":1,"platform":{"os":"` + os + `","architecture":"` + arch + `","os.version":"` + version + `"}}`
+	}
+	for _, seed := range []string{
+		`{"schemaVersion":2,"manifests":[` + entry("windows", "amd64", "10.0.17763.1") + `,` + entry("linux", "arm64", "") + `]}`,
+		`{"schemaVersion":2,"manifests":[` + strings.Repeat(entry("windows", "amd64", "10.0.20348.1")+`,`, 5) + entry("windows", "amd64", "10.0.20348.2") + `]}`,
+		`{"manifests":[` + entry("unknown", "unknown", "") + `]}`,
+		`{"manifests":[{"mediaType":"application/vnd.oci.image.index.v1+json","digest":"` + someDigest + `","size":1}]}`,
+		`{"Manifests":null,"manifests":[]}`,
+		`{"schemaVersion":2,"config":{}}`,
+		string(hostileIndex(someDigest, 6, 3)),
+	} {
+		f.Add([]byte(seed), string(types.OCIImageIndex))
+	}
+	f.Add([]byte(`{"schemaVersion":1}`), "")
+	f.Fuzz(func(t *testing.T, manifest []byte, mt string) {
+		fe := &fetcher{children: maxChildFetches, entries: entryBudget{limit: limit}}
+		ps, err := fe.distinctPlatformsOf(context.Background(), manifest, mtOf(mt))
+		if err != nil {
+			if class, _ := classify(err); class != ClassInvalid {
+				t.Fatalf("error %v of class %v, want invalid", err, class)
+			}
+			return
+		}
+		if len(ps) > limit || fe.entries.seen > limit {
+			t.Fatalf("%d platforms from %d entries, over the limit of %d", len(ps), fe.entries.seen, limit)
+		}
+		if len(windows.DistinctPlatforms(ps)) != len(ps) {
+			t.Fatalf("platforms repeat: %v", ps)
+		}
+		var idx v1.IndexManifest
+		if kindOf(manifest, mtOf(mt)) == kindIndex && json.Unmarshal(manifest, &idx) == nil && len(idx.Manifests) > limit {
+			t.Fatalf("an index of %d entries was read with a limit of %d", len(idx.Manifests), limit)
+		}
+	})
+}

@@ -62,6 +62,13 @@ type Config struct {
 	PerRegistry int
 	// RequestTimeout bounds each registry request.
 	RequestTimeout time.Duration
+	// RunTimeout bounds one resolution run of an image: every request of
+	// it, on every endpoint and credential, together. Default:
+	// RunTimeoutRequests times RequestTimeout.
+	RunTimeout time.Duration
+	// MaxIndexEntries bounds the entries of an image index, nested
+	// indexes counted together; an image with more fails as invalid.
+	MaxIndexEntries int
 	// RetryBaseDelay and RetryMaxDelay bound the per-image backoff of the
 	// automatic retries after a registry was unavailable or rate limited.
 	// Defaults: 1s and 5m.
@@ -81,6 +88,12 @@ const (
 	DefaultWorkers        = 8
 	DefaultPerRegistry    = 4
 	DefaultRequestTimeout = 10 * time.Second
+	// DefaultMaxIndexEntries is far above real multi-platform lists (well
+	// under 100 entries, attestations included).
+	DefaultMaxIndexEntries = 256
+	// RunTimeoutRequests is RunTimeout's default in requests: a HEAD, a
+	// GET and one child read, each at its longest.
+	RunTimeoutRequests = 3
 )
 
 // hostRequeueDelay is how soon a resolution put back because its registry
@@ -163,6 +176,12 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.RunTimeout <= 0 {
+		cfg.RunTimeout = RunTimeoutRequests * cfg.RequestTimeout
+	}
+	if cfg.MaxIndexEntries <= 0 {
+		cfg.MaxIndexEntries = DefaultMaxIndexEntries
 	}
 	if cfg.RetryBaseDelay <= 0 {
 		cfg.RetryBaseDelay = time.Second
@@ -350,7 +369,7 @@ func (r *Resolver) process(ctx context.Context, key string) {
 		return
 	}
 	start := time.Now()
-	out := r.resolve(ctx, rn)
+	out := r.resolveWithin(ctx, rn)
 	r.finishRun(ctx, rn, out, time.Since(start))
 }
 
@@ -422,6 +441,7 @@ func (r *Resolver) fetchWith(ctx context.Context, rn run, ep endpoint, cr creden
 	if err != nil {
 		return nil, "", err
 	}
+	f.entries.limit = r.cfg.MaxIndexEntries
 	digest := rn.ref.digest
 	if rn.ref.isTag() {
 		digest, err = f.headDigest(ctx, rn.ref.tag)

@@ -149,25 +149,16 @@ func (need *Need) Exact(host *Host) bool {
 // best candidates are the builds the platforms themselves name: trying each
 // of them is enough.
 func (m Mode) SomeHostRuns(images [][]Platform, arch string) (Build, bool) {
-	var best Build
-	found := false
-	anyBuild := true
-	for _, platforms := range images {
-		for i := range platforms {
-			cand := platforms[i].Version.Build
-			if cand.IsZero() || !strings.EqualFold(platforms[i].OS, OSWindows) {
-				continue
-			}
-			anyBuild = false
-			if found && !newer(cand, best) {
-				continue
-			}
-			if m.runsAll(images, arch, cand) {
-				best, found = cand, true
-			}
+	if len(images) == 1 && arch == "" {
+		// One image, any architecture: a host of a build the image names
+		// runs that entry, so the newest such build is the answer. The
+		// common case, in one pass.
+		if b, ok := newestWindowsBuild(images[0]); ok {
+			return b, true
 		}
 	}
-	if anyBuild {
+	candidates := windowsBuildsOf(images, nil)
+	if len(candidates) == 0 {
 		// No platform names a build: any Windows host runs every image
 		// that has a Windows platform at all.
 		for _, platforms := range images {
@@ -177,16 +168,13 @@ func (m Mode) SomeHostRuns(images [][]Platform, arch string) (Build, bool) {
 		}
 		return Build{}, true
 	}
-	return best, found
-}
-
-func (m Mode) runsAll(images [][]Platform, arch string, host Build) bool {
-	for _, platforms := range images {
-		if !m.Admits(platforms, OSWindows, arch, host) {
-			return false
+	counts := m.imagesRunBy(images, arch, candidates)
+	for i := len(candidates) - 1; i >= 0; i-- {
+		if counts[i] == len(images) {
+			return candidates[i], true
 		}
 	}
-	return true
+	return Build{}, false
 }
 
 // newer reports whether a is a later build than b.

@@ -43,22 +43,16 @@ func (c *Catalog) Hosts() []Build {
 // of those builds runs need, as it does when need constrains no build: then
 // no list of builds says more than "Windows".
 func (m Mode) HostBuilds(need *Need, c *Catalog) (builds []Build, every bool) {
-	candidates := maps.Clone(c.hosts)
-	for _, platforms := range need.Images {
-		for _, p := range platforms {
-			if strings.EqualFold(p.OS, OSWindows) && !p.Version.IsZero() {
-				candidates[p.Version.Build] = true
-			}
-		}
+	candidates := windowsBuildsOf(need.Images, c.hosts)
+	if need.OS != "" && !strings.EqualFold(need.OS, OSWindows) {
+		// Fit says WrongOS for every Windows host.
+		return nil, len(candidates) == 0
 	}
-	every = true
-	for _, b := range slices.SortedFunc(maps.Keys(candidates), Build.Compare) {
-		host := Host{OS: OSWindows, Version: Version{Build: b}, State: BuildKnown}
-		if m.Fit(need, &host) == Fits {
+	counts := m.imagesRunBy(need.Images, "", candidates)
+	for i, b := range candidates {
+		if counts[i] == len(need.Images) {
 			builds = append(builds, b)
-		} else {
-			every = false
 		}
 	}
-	return builds, every
+	return builds, len(builds) == len(candidates)
 }

@@ -91,6 +91,7 @@ func TestRegistryResolution(t *testing.T) {
 	t.Run("credentials from imagePullSecrets", r.pullSecrets)
 	t.Run("held pod binds once its image resolves", r.heldPod)
 	t.Run("slow registry delays only pods with new images", r.slowRegistry)
+	t.Run("an index past maxIndexEntries is refused; ordinary pods schedule", r.hostileIndex)
 	e.schedulersAlive()
 }
 

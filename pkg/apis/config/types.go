@@ -118,6 +118,9 @@ type ImageResolution struct {
 	Concurrency ImageConcurrency
 	// RequestTimeout bounds each registry request.
 	RequestTimeout metav1.Duration
+	// MaxIndexEntries bounds the entries of an image index, nested indexes
+	// counted together.
+	MaxIndexEntries int32
 }
 
 // RegistryHost allowlists one registry host pattern and says how to reach

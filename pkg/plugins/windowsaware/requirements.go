@@ -87,37 +87,50 @@ type imageNeed struct {
 	// windows is set when the image is known to be a Windows image.
 	windows bool
 	// platforms are the platforms the image comes in, where known: one
-	// Windows platform for a tag that names a build, every entry of its
-	// index for an image resolved from its registry. Nil when nothing is
-	// known beyond windows.
+	// Windows platform for a tag that names a build, every distinct entry
+	// of its index for an image resolved from its registry. Nil when
+	// nothing is known beyond windows.
 	platforms []windows.Platform
 	// version is the build and revision a tag names, zero otherwise.
 	version windows.Version
 	source  Source
+	// What the decisions read of platforms (platformFacts), worked out
+	// once per platform list by withPlatforms.
+	linux, win, buildNamed bool
+	newest                 windows.Build
+}
+
+// withPlatforms sets the image's platforms and what is read of them.
+func (in imageNeed) withPlatforms(platforms []windows.Platform, c *imageCache) imageNeed {
+	f := c.factsOf(platforms)
+	in.platforms = platforms
+	in.linux, in.win, in.newest = f.linux, f.win, f.newest
+	in.buildNamed = !f.newest.IsZero()
+	return in
 }
 
 // oses returns the OSes the image's platforms cover, when they are known.
-func (in *imageNeed) oses() (linux, win bool) {
-	for _, p := range in.platforms {
-		switch strings.ToLower(p.OS) {
-		case windows.OSLinux:
-			linux = true
-		case windows.OSWindows:
-			win = true
-		}
-	}
-	return linux, win
-}
+func (in *imageNeed) oses() (linux, win bool) { return in.linux, in.win }
 
 // namesBuilds reports whether some Windows platform of the image names a
 // build: only such an image narrows the Windows hosts that run it.
-func (in *imageNeed) namesBuilds() bool {
-	for _, p := range in.platforms {
-		if strings.EqualFold(p.OS, windows.OSWindows) && !p.Version.IsZero() {
-			return true
+func (in *imageNeed) namesBuilds() bool { return in.buildNamed }
+
+// appendDistinctImage adds an image's platforms to images unless an equal
+// list is there: the same facts (one slice of the resolver's, or one
+// tagged build) are judged once. Lists of one platform, a tag's, are
+// compared by value; longer ones, a registry's, by identity first, and
+// by value only when their lengths match.
+func appendDistinctImage(images [][]windows.Platform, platforms []windows.Platform) [][]windows.Platform {
+	for _, p := range images {
+		if len(p) != len(platforms) {
+			continue
+		}
+		if len(p) > 0 && &p[0] == &platforms[0] || slices.Equal(p, platforms) {
+			return images
 		}
 	}
-	return false
+	return append(images, platforms)
 }
 
 // podImages lists the images of the pod's containers and init containers:
@@ -256,14 +269,17 @@ func (pl *WindowsAware) requirementsFor(pod *v1.Pod, quiet bool) (*requirements,
 			continue
 		}
 		pinned = append(pinned, in)
-		if !slices.ContainsFunc(r.need.Images, func(p []windows.Platform) bool { return slices.Equal(p, in.platforms) }) {
-			r.need.Images = append(r.need.Images, in.platforms)
-		}
+		r.need.Images = appendDistinctImage(r.need.Images, in.platforms)
 	}
 	if len(r.need.Images) == 0 {
 		return r, nil
 	}
-	host, ok := pl.mode.SomeHostRuns(r.need.Images, "")
+	host, ok := pinned[0].newest, true
+	if len(r.need.Images) > 1 {
+		// One image: a host of the newest build it names runs it (what
+		// SomeHostRuns finds, read once per list). Several: weigh them.
+		host, ok = pl.mode.SomeHostRuns(r.need.Images, "")
+	}
 	if !ok {
 		return nil, conflictf(ConflictBuildsNoHost, "the pod's images need Windows builds that no single host runs (%s compatibility): %s",
 			pl.mode, describeImages(pinned))
@@ -301,8 +317,9 @@ func (pl *WindowsAware) imageNeedOf(pod *v1.Pod, ref string, resolve, quiet bool
 			return imageNeed{}, false, err
 		}
 		if known {
-			linux, win := (&imageNeed{platforms: platforms}).oses()
-			return imageNeed{image: ref, windows: win && !linux, platforms: platforms, source: SourceRegistry}, true, nil
+			in := imageNeed{image: ref, source: SourceRegistry}.withPlatforms(platforms, pl.images)
+			in.windows = in.win && !in.linux
+			return in, true, nil
 		}
 	}
 	if !img.Windows {
@@ -310,7 +327,7 @@ func (pl *WindowsAware) imageNeedOf(pod *v1.Pod, ref string, resolve, quiet bool
 	}
 	in := imageNeed{image: ref, windows: true, version: img.Version, source: SourceTag}
 	if !img.Version.IsZero() {
-		in.platforms = []windows.Platform{{OS: windows.OSWindows, Version: windows.Version{Build: img.Version.Build}}}
+		in = in.withPlatforms([]windows.Platform{{OS: windows.OSWindows, Version: windows.Version{Build: img.Version.Build}}}, pl.images)
 	}
 	return in, true, nil
 }
@@ -421,11 +438,13 @@ func describeImages(images []imageNeed) string {
 }
 
 // describeBuilds names the Windows builds of platforms: "10.0.17763", or
-// "one of 10.0.17763, 10.0.20348" for a list.
+// "one of 10.0.17763, 10.0.20348" for a list, in the list's order.
 func describeBuilds(platforms []windows.Platform) string {
 	var builds []string
+	seen := map[windows.Build]bool{}
 	for _, p := range platforms {
-		if strings.EqualFold(p.OS, windows.OSWindows) && !p.Version.IsZero() && !slices.Contains(builds, p.Version.Build.String()) {
+		if strings.EqualFold(p.OS, windows.OSWindows) && !p.Version.IsZero() && !seen[p.Version.Build] {
+			seen[p.Version.Build] = true
 			builds = append(builds, p.Version.Build.String())
 		}
 	}

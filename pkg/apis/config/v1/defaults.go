@@ -46,6 +46,10 @@ var (
 	DefaultResolutionWorkers     = int32(8)
 	DefaultResolutionPerRegistry = int32(4)
 	DefaultResolutionRequest     = 10 * time.Second
+	// DefaultResolutionMaxIndexEntries is far above real multi-platform
+	// lists (well under 100 entries, attestations included) and far below
+	// what a 4 MiB index can hold.
+	DefaultResolutionMaxIndexEntries = int32(256)
 )
 
 // SetDefaults_WindowsAwareArgs fills the fields a configuration leaves out.
@@ -101,5 +105,8 @@ func setDefaultsImageResolution(r *ImageResolution) {
 	}
 	if r.Concurrency.PerRegistry == nil {
 		r.Concurrency.PerRegistry = ptr.To(DefaultResolutionPerRegistry)
+	}
+	if r.MaxIndexEntries == nil {
+		r.MaxIndexEntries = ptr.To(DefaultResolutionMaxIndexEntries)
 	}
 }

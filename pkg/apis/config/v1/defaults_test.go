@@ -29,13 +29,14 @@ import (
 // defaultResolution is ImageResolution as defaulting fills it.
 func defaultResolution() *ImageResolution {
 	return &ImageResolution{
-		Scope:          ptr.To("None"),
-		GateTimeout:    &metav1.Duration{Duration: 10 * time.Second},
-		OnFailure:      ptr.To("TagRules"),
-		Credentials:    ImageCredentials{PodPullSecrets: ptr.To(false)},
-		Cache:          ImageCache{MaxEntries: ptr.To[int32](20000), TagTTL: &metav1.Duration{Duration: 10 * time.Minute}, NegativeTTL: &metav1.Duration{Duration: time.Minute}},
-		Concurrency:    ImageConcurrency{Workers: ptr.To[int32](8), PerRegistry: ptr.To[int32](4)},
-		RequestTimeout: &metav1.Duration{Duration: 10 * time.Second},
+		Scope:           ptr.To("None"),
+		GateTimeout:     &metav1.Duration{Duration: 10 * time.Second},
+		OnFailure:       ptr.To("TagRules"),
+		Credentials:     ImageCredentials{PodPullSecrets: ptr.To(false)},
+		Cache:           ImageCache{MaxEntries: ptr.To[int32](20000), TagTTL: &metav1.Duration{Duration: 10 * time.Minute}, NegativeTTL: &metav1.Duration{Duration: time.Minute}},
+		Concurrency:     ImageConcurrency{Workers: ptr.To[int32](8), PerRegistry: ptr.To[int32](4)},
+		RequestTimeout:  &metav1.Duration{Duration: 10 * time.Second},
+		MaxIndexEntries: ptr.To[int32](256),
 	}
 }
 

@@ -92,6 +92,10 @@ type ImageResolution struct {
 	Concurrency ImageConcurrency `json:"concurrency,omitempty"`
 	// RequestTimeout bounds each registry request. Defaults to 10s.
 	RequestTimeout *metav1.Duration `json:"requestTimeout,omitempty"`
+	// MaxIndexEntries bounds the entries of an image index (nested indexes
+	// counted together): an image with more is refused as invalid.
+	// Defaults to 256; at most 10000.
+	MaxIndexEntries *int32 `json:"maxIndexEntries,omitempty"`
 }
 
 // RegistryHost allowlists one registry host pattern and says how to reach

@@ -236,6 +236,9 @@ func autoConvert_v1_ImageResolution_To_config_ImageResolution(in *ImageResolutio
 	if err := metav1.Convert_Pointer_v1_Duration_To_v1_Duration(&in.RequestTimeout, &out.RequestTimeout, s); err != nil {
 		return err
 	}
+	if err := metav1.Convert_Pointer_int32_To_int32(&in.MaxIndexEntries, &out.MaxIndexEntries, s); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -265,6 +268,9 @@ func autoConvert_config_ImageResolution_To_v1_ImageResolution(in *config.ImageRe
 		return err
 	}
 	if err := metav1.Convert_v1_Duration_To_Pointer_v1_Duration(&in.RequestTimeout, &out.RequestTimeout, s); err != nil {
+		return err
+	}
+	if err := metav1.Convert_int32_To_Pointer_int32(&in.MaxIndexEntries, &out.MaxIndexEntries, s); err != nil {
 		return err
 	}
 	return nil

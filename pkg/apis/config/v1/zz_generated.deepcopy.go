@@ -138,6 +138,11 @@ func (in *ImageResolution) DeepCopyInto(out *ImageResolution) {
 		*out = new(metav1.Duration)
 		**out = **in
 	}
+	if in.MaxIndexEntries != nil {
+		in, out := &in.MaxIndexEntries, &out.MaxIndexEntries
+		*out = new(int32)
+		**out = **in
+	}
 	return
 }
 

@@ -19,6 +19,7 @@ limitations under the License.
 package validation
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
@@ -171,5 +172,13 @@ func validateImageResolution(path *field.Path, r *config.ImageResolution) field.
 			errs = append(errs, field.Invalid(n.name, n.value, "must be more than 0"))
 		}
 	}
+	if n := r.MaxIndexEntries; n < 1 || n > MaxIndexEntriesLimit {
+		errs = append(errs, field.Invalid(path.Child("maxIndexEntries"), n, fmt.Sprintf("must be from 1 to %d", MaxIndexEntriesLimit)))
+	}
 	return errs
 }
+
+// MaxIndexEntriesLimit is the most imageResolution.maxIndexEntries may
+// allow: a hundred times the largest real multi-platform list, and few
+// enough that the decisions over an image's entries stay cheap.
+const MaxIndexEntriesLimit = 10000

@@ -43,13 +43,14 @@ func validArgs() *config.WindowsAwareArgs {
 // validResolution is resolution on, with the defaults of the v1 API.
 func validResolution() config.ImageResolution {
 	return config.ImageResolution{
-		Scope:          config.ResolutionWindows,
-		Registries:     []config.RegistryHost{{Host: "mcr.microsoft.com"}, {Host: "*.azurecr.io"}},
-		GateTimeout:    metav1.Duration{Duration: 10 * time.Second},
-		OnFailure:      config.OnFailureTagRules,
-		Cache:          config.ImageCache{MaxEntries: 20000, TagTTL: metav1.Duration{Duration: 10 * time.Minute}, NegativeTTL: metav1.Duration{Duration: time.Minute}},
-		Concurrency:    config.ImageConcurrency{Workers: 8, PerRegistry: 4},
-		RequestTimeout: metav1.Duration{Duration: 10 * time.Second},
+		Scope:           config.ResolutionWindows,
+		Registries:      []config.RegistryHost{{Host: "mcr.microsoft.com"}, {Host: "*.azurecr.io"}},
+		GateTimeout:     metav1.Duration{Duration: 10 * time.Second},
+		OnFailure:       config.OnFailureTagRules,
+		Cache:           config.ImageCache{MaxEntries: 20000, TagTTL: metav1.Duration{Duration: 10 * time.Minute}, NegativeTTL: metav1.Duration{Duration: time.Minute}},
+		Concurrency:     config.ImageConcurrency{Workers: 8, PerRegistry: 4},
+		RequestTimeout:  metav1.Duration{Duration: 10 * time.Second},
+		MaxIndexEntries: 256,
 	}
 }
 
@@ -122,6 +123,18 @@ func TestValidateWindowsAwareArgs(t *testing.T) {
 			"args.imageResolution.cache.tagTTL", "args.imageResolution.cache.negativeTTL", "args.imageResolution.requestTimeout",
 			"args.imageResolution.cache.maxEntries", "args.imageResolution.concurrency.workers",
 			"args.imageResolution.concurrency.perRegistry", "args.imageResolution.credentials.dockerConfigFile",
+		}},
+		{name: "maxIndexEntries 0", mutate: func(a *config.WindowsAwareArgs) {
+			a.ImageResolution = validResolution()
+			a.ImageResolution.MaxIndexEntries = 0
+		}, wantFields: []string{"args.imageResolution.maxIndexEntries"}},
+		{name: "maxIndexEntries above the limit", mutate: func(a *config.WindowsAwareArgs) {
+			a.ImageResolution = validResolution()
+			a.ImageResolution.MaxIndexEntries = 10001
+		}, wantFields: []string{"args.imageResolution.maxIndexEntries"}},
+		{name: "maxIndexEntries at the limit", mutate: func(a *config.WindowsAwareArgs) {
+			a.ImageResolution = validResolution()
+			a.ImageResolution.MaxIndexEntries = 10000
 		}},
 		{name: "Reject needs a gate", mutate: func(a *config.WindowsAwareArgs) {
 			a.ImageResolution = validResolution()
