@@ -51,7 +51,8 @@ FUZZ_TARGETS := ./pkg/windows:FuzzImageOf ./pkg/windows:FuzzParseKernelVersion \
                 ./pkg/windows:FuzzParseOSVersion \
                 ./pkg/apis/config/scheme:FuzzDecodeWindowsAwareArgs \
                 ./pkg/imageinspect:FuzzParseRef ./pkg/imageinspect:FuzzKindOf \
-                ./pkg/imageinspect:FuzzParseRetryAfter ./internal/manifest:FuzzDecode \
+                ./pkg/imageinspect:FuzzParseRetryAfter ./pkg/imageinspect:FuzzAddressGuard \
+                ./internal/manifest:FuzzDecode \
                 ./pkg/plugins/windowsaware:FuzzDecide ./pkg/explain:FuzzReadManifests \
                 ./pkg/publish:FuzzPublish ./pkg/publish:FuzzParseRecord \
                 ./pkg/webhookcert:FuzzParse

@@ -39,29 +39,85 @@ const (
 	maxRetryAfter = 15 * time.Minute
 )
 
-// Prefixes of address ranges that are not "private" to netip but reach
-// inside a provider's network all the same.
+// forbiddenV4 and forbiddenV6 are the ranges a registry reference must not
+// make the scheduler dial: the host itself, private and link-local
+// networks, cloud metadata and host endpoints, and every other block of
+// IANA's IPv4 and IPv6 Special-Purpose Address Registries that is not
+// globally reachable (a few blocks marked reachable are refused whole,
+// where no registry would live: 192.0.0.0/24, 2001::/23).
 var (
-	// Shared address space (RFC 6598); Alibaba Cloud serves instance
-	// metadata at 100.100.100.200.
-	sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10")
-	// "This network" (RFC 791): 0.x.y.z dials the local host on Linux.
-	thisNetwork = netip.MustParsePrefix("0.0.0.0/8")
-	// NAT64 (RFC 6052) embeds an IPv4 address that must pass the same test.
+	forbiddenV4 = mustPrefixes(
+		"0.0.0.0/8",        // "this network": 0.x.y.z dials the local host on Linux
+		"10.0.0.0/8",       // private (RFC 1918)
+		"100.64.0.0/10",    // shared address space (RFC 6598); Alibaba Cloud's metadata is 100.100.100.200
+		"127.0.0.0/8",      // loopback
+		"168.63.129.16/32", // Azure's host endpoint (DNS, health probes, the VM agent's wire server)
+		"169.254.0.0/16",   // link-local: 169.254.169.254 is the metadata service of AWS, GCP, Azure and others
+		"172.16.0.0/12",    // private
+		"192.0.0.0/24",     // IETF protocol assignments; Oracle Cloud's metadata is 192.0.0.192
+		"192.0.2.0/24",     // documentation (TEST-NET-1)
+		"192.88.99.0/24",   // deprecated 6to4 relay anycast
+		"192.168.0.0/16",   // private
+		"198.18.0.0/15",    // benchmarking
+		"198.51.100.0/24",  // documentation (TEST-NET-2)
+		"203.0.113.0/24",   // documentation (TEST-NET-3)
+		"224.0.0.0/4",      // multicast
+		"240.0.0.0/4",      // reserved, and 255.255.255.255, limited broadcast
+	)
+	forbiddenV6 = mustPrefixes(
+		"::/96",           // unspecified, loopback, and the deprecated IPv4-compatible forms
+		"::ffff:0:0:0/96", // IPv4-translated (RFC 2765)
+		"64:ff9b:1::/48",  // local-use IPv4/IPv6 translation (RFC 8215)
+		"100::/64",        // discard-only
+		"100:0:0:1::/64",  // dummy prefix (RFC 9780)
+		"2001::/23",       // IETF protocol assignments, Teredo among them
+		"2001:db8::/32",   // documentation
+		"2002::/16",       // 6to4: embeds an IPv4 address a relay would reach
+		"3fff::/20",       // documentation (RFC 9637)
+		"5f00::/16",       // segment routing SIDs
+		"fc00::/7",        // unique local; AWS's IPv6 metadata is fd00:ec2::254
+		"fe80::/10",       // link-local
+		"fec0::/10",       // deprecated site-local
+		"ff00::/8",        // multicast
+	)
+	// NAT64's well-known prefix (RFC 6052) is globally reachable, but a
+	// translator turns it into the IPv4 address in its last 32 bits,
+	// which must pass the IPv4 test.
 	nat64 = netip.MustParsePrefix("64:ff9b::/96")
 )
 
-// forbiddenAddr reports whether ip reaches the host itself or a private
-// network: what a registry reference must not make the scheduler dial.
+func mustPrefixes(ss ...string) []netip.Prefix {
+	out := make([]netip.Prefix, len(ss))
+	for i, s := range ss {
+		out[i] = netip.MustParsePrefix(s)
+	}
+	return out
+}
+
+// forbiddenAddr reports whether ip reaches the host itself, a private
+// network or any other address that is not globally reachable: what a
+// registry reference must not make the scheduler dial. IPv4-mapped and
+// NAT64 forms are judged by the IPv4 address they carry.
 func forbiddenAddr(ip netip.Addr) bool {
-	ip = ip.Unmap()
+	if !ip.IsValid() {
+		return true
+	}
+	// A zone (fe80::1%eth0) never matches a prefix: judge the address.
+	ip = ip.WithZone("").Unmap()
 	if nat64.Contains(ip) {
 		b := ip.As16()
-		return forbiddenAddr(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
+		ip = netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
 	}
-	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() ||
-		sharedAddressSpace.Contains(ip) || thisNetwork.Contains(ip)
+	ranges := forbiddenV6
+	if ip.Is4() {
+		ranges = forbiddenV4
+	}
+	for _, p := range ranges {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
 }
 
 // guardedDialer dials only public addresses, unless the host being dialled
