@@ -51,6 +51,7 @@ type options struct {
 	keyFile       string
 	selfTLS       selfManagedTLS
 	shutdownDelay time.Duration
+	limits        serverLimits // zero: defaultServerLimits
 	version       bool
 	ungate        ungateOptions
 }

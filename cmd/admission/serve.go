@@ -38,6 +38,26 @@ import (
 // once the server stops; the API server gives a webhook 2 seconds.
 const shutdownTimeout = 10 * time.Second
 
+// serverLimits bound what one client may hold of the server: a client
+// that trickles its headers or body, or keeps an idle connection open, is
+// cut off, so a few slow connections cannot keep the webhook from the API
+// server's reviews.
+type serverLimits struct {
+	readHeader, read, write, idle time.Duration
+	maxHeaderBytes                int
+}
+
+// defaultServerLimits leave a review ample time: the API server waits at
+// most 30 seconds for a webhook (10 by default), and a review, a pod
+// twice over, is at most a few MiB.
+var defaultServerLimits = serverLimits{
+	readHeader:     5 * time.Second,
+	read:           15 * time.Second,
+	write:          30 * time.Second,
+	idle:           90 * time.Second,
+	maxHeaderBytes: 64 << 10,
+}
+
 // serve serves the webhook until ctx ends, then shuts down gracefully:
 // /readyz fails for shutdownDelay, then the server stops taking
 // connections and waits for the requests in flight.
@@ -68,11 +88,19 @@ func serve(ctx context.Context, logger klog.Logger, publisher *publish.Publisher
 	})
 	mux.Handle("/metrics", metrics.HandlerFor(registry, metrics.HandlerOpts{}))
 
+	limits := o.limits
+	if limits == (serverLimits{}) {
+		limits = defaultServerLimits
+	}
 	srv := &http.Server{
 		Addr:              net.JoinHostPort(o.bindAddress, strconv.Itoa(o.port)),
 		Handler:           mux,
 		TLSConfig:         &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: getCertificate},
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: limits.readHeader,
+		ReadTimeout:       limits.read,
+		WriteTimeout:      limits.write,
+		IdleTimeout:       limits.idle,
+		MaxHeaderBytes:    limits.maxHeaderBytes,
 		ErrorLog:          nil,
 	}
 	listener, err := net.Listen("tcp", srv.Addr)
