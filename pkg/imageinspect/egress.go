@@ -18,10 +18,12 @@ package imageinspect
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,6 +39,9 @@ const (
 	maxConfigBytes   = 8 << 20
 	// maxRetryAfter bounds how long a registry's Retry-After may pause it.
 	maxRetryAfter = 15 * time.Minute
+	// maxRedirects bounds the redirects one request follows: a registry
+	// sends a blob or manifest to its storage in one or two.
+	maxRedirects = 5
 )
 
 // forbiddenV4 and forbiddenV6 are the ranges a registry reference must not
@@ -120,14 +125,14 @@ func forbiddenAddr(ip netip.Addr) bool {
 	return false
 }
 
-// guardedDialer dials only public addresses, unless the host being dialled
-// is allowlisted for private ones. The check runs in Control, on the
-// address the dialer is about to connect to: after DNS, so a name that
-// resolves to 127.0.0.1 or 169.254.169.254 is refused, and with no window
-// between check and connect for DNS rebinding.
-func (p *egressPolicy) guardedDialer(base *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
+// guardedDialer dials only public addresses, unless exempt and the host
+// being dialled is allowlisted for private ones. The check runs in Control,
+// on the address the dialer is about to connect to: after DNS, so a name
+// that resolves to 127.0.0.1 or 169.254.169.254 is refused, and with no
+// window between check and connect for DNS rebinding.
+func (p *egressPolicy) guardedDialer(base *net.Dialer, exempt bool) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if p.allowsPrivate(addr) {
+		if exempt && p.allowsPrivate(addr) {
 			return base.DialContext(ctx, network, addr)
 		}
 		d := *base
@@ -145,13 +150,24 @@ func (p *egressPolicy) guardedDialer(base *net.Dialer) func(ctx context.Context,
 	}
 }
 
-// newHTTPTransport is the transport of one registry: the guarded dialer,
+// newGuardTransport is the transport of one registry's requests.
+func (p *egressPolicy) newGuardTransport(r *registryPolicy, requestTimeout time.Duration, metrics *resolverMetrics) *guardTransport {
+	return &guardTransport{
+		policy:  p,
+		inner:   p.newHTTPTransport(r, requestTimeout, true),
+		strict:  p.newHTTPTransport(r, requestTimeout, false),
+		metrics: metrics,
+	}
+}
+
+// newHTTPTransport is the transport of one registry: the guarded dialer
+// (exempt: private addresses of hosts allowlisted for them are dialled),
 // the registry's TLS roots, no proxy from the environment (a proxy would
 // dial on our behalf, past the guard), bounded response header wait.
-func (p *egressPolicy) newHTTPTransport(r *registryPolicy, requestTimeout time.Duration) *http.Transport {
+func (p *egressPolicy) newHTTPTransport(r *registryPolicy, requestTimeout time.Duration, exempt bool) *http.Transport {
 	return &http.Transport{
 		Proxy:                 nil,
-		DialContext:           p.guardedDialer(&net.Dialer{Timeout: requestTimeout, KeepAlive: 30 * time.Second}),
+		DialContext:           p.guardedDialer(&net.Dialer{Timeout: requestTimeout, KeepAlive: 30 * time.Second}, exempt),
 		TLSClientConfig:       r.tlsConfig.Clone(),
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          32,
@@ -163,21 +179,36 @@ func (p *egressPolicy) newHTTPTransport(r *registryPolicy, requestTimeout time.D
 }
 
 // guardTransport sits under the registry client: every request it sends,
-// redirects and token requests included, passes the egress checks; every
-// answer is counted, size-capped, and a 429's Retry-After is kept for the
-// resolver.
+// each redirect hop and token requests included, passes the egress checks;
+// every answer is counted, size-capped, and a 429's Retry-After is kept for
+// the resolver.
 type guardTransport struct {
-	policy  *egressPolicy
-	inner   http.RoundTripper
+	policy *egressPolicy
+	inner  http.RoundTripper
+	// strict carries redirect hops to another host: its dialer refuses
+	// every address that is not globally reachable, whatever the
+	// allowlist says, so that a registry cannot send the scheduler to
+	// the host, the cloud's metadata or a private registry.
+	strict  http.RoundTripper
 	metrics *resolverMetrics
 }
 
 func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if err := t.check(req); err != nil {
+	inner := t.inner
+	var err error
+	if origin, hops := redirectChain(req); hops > 0 && !sameHost(origin.URL, req.URL) {
+		err = t.checkHop(req, origin, hops)
+		inner = t.strict
+	} else if hops > maxRedirects {
+		err = &refusedError{reason: fmt.Sprintf("more than %d redirects from %s", maxRedirects, origin.URL.Host)}
+	} else {
+		err = t.check(req)
+	}
+	if err != nil {
 		t.metrics.request(req.Method, "refused")
 		return nil, err
 	}
-	resp, err := t.inner.RoundTrip(req)
+	resp, err := inner.RoundTrip(req)
 	if err != nil {
 		t.metrics.request(req.Method, "error")
 		return nil, err
@@ -214,6 +245,49 @@ func (t *guardTransport) check(req *http.Request) error {
 	// dialer once resolved.
 	if ip, err := netip.ParseAddr(strings.Trim(req.URL.Hostname(), "[]")); err == nil && forbiddenAddr(ip) && !t.policy.allowsPrivate(req.URL.Host) {
 		return &refusedError{reason: req.URL.Host + " is a private address"}
+	}
+	return nil
+}
+
+// redirectChain returns the request a redirect hop started from and the
+// number of hops so far: the HTTP client links each hop to the answer that
+// caused it, and that answer to its request.
+func redirectChain(req *http.Request) (origin *http.Request, hops int) {
+	origin = req
+	for origin.Response != nil && origin.Response.Request != nil && hops <= maxRedirects {
+		origin = origin.Response.Request
+		hops++
+	}
+	return origin, hops
+}
+
+// sameHost reports whether two URLs name the same host and port.
+func sameHost(a, b *url.URL) bool {
+	return canonicalHostPort(a.Host) == canonicalHostPort(b.Host)
+}
+
+// checkHop checks a redirect to another host than the request's first:
+// blob storage (a CDN) or a token server's new home, not allowlisted as a
+// registry and not asked to be. HTTPS, unless the registry asked first is
+// insecure; a name, never an address (a registry has no reason to send a
+// client to an address, and an address skips the name's certificate
+// check); and, by the strict dialer, a name that resolves to a globally
+// reachable address only.
+func (t *guardTransport) checkHop(req, origin *http.Request, hops int) error {
+	if hops > maxRedirects {
+		return &refusedError{reason: fmt.Sprintf("more than %d redirects from %s", maxRedirects, origin.URL.Host)}
+	}
+	switch req.URL.Scheme {
+	case "https":
+	case "http":
+		if !t.policy.allowsPlainHTTP(origin.URL.Host) {
+			return &refusedError{reason: "redirect from " + origin.URL.Host + " to plain HTTP " + req.URL.Host + " is not allowed (registry not insecure)"}
+		}
+	default:
+		return &refusedError{reason: "redirect from " + origin.URL.Host + " to scheme " + req.URL.Scheme + " is not allowed"}
+	}
+	if _, err := netip.ParseAddr(strings.Trim(req.URL.Hostname(), "[]")); err == nil {
+		return &refusedError{reason: "redirect from " + origin.URL.Host + " to address " + req.URL.Host + " is not allowed"}
 	}
 	return nil
 }
