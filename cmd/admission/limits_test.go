@@ -39,25 +39,9 @@ import (
 // sends headers past the limit, is cut off instead of holding a connection
 // of the webhook.
 func TestServerLimits(t *testing.T) {
-	dir := t.TempDir()
-	ca, err := pki.NewCA(filepath.Join(dir, "ca"), "test-ca")
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile, err := ca.IssueLoopbackServing("serving", "admission")
-	if err != nil {
-		t.Fatal(err)
-	}
 	limits := serverLimits{readHeader: 500 * time.Millisecond, read: time.Second, write: 2 * time.Second, idle: time.Second, maxHeaderBytes: 4 << 10}
-	o := &options{bindAddress: "127.0.0.1", port: freePort(t), certFile: certFile, keyFile: keyFile, limits: limits}
-	publisher, err := publish.New("windows-aware", windowsaware.DefaultArgs())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- serve(ctx, klog.Background(), publisher, o) }()
-	t.Cleanup(func() { stop(); <-served })
+	o := &options{limits: limits, metricsAuth: metricsAuthOptions{mode: metricsAuthNone}}
+	ca := startServing(t, o)
 
 	addr := fmt.Sprintf("127.0.0.1:%d", o.port)
 	dial := func(t *testing.T) *tls.Conn {
@@ -150,4 +134,29 @@ func TestServerLimits(t *testing.T) {
 			t.Errorf("headers past the limit: %d, want 431", resp.StatusCode)
 		}
 	})
+}
+
+// startServing serves the webhook on a free loopback port with a
+// certificate of a new CA, until the test ends, and returns the CA.
+func startServing(t *testing.T, o *options) *pki.CA {
+	t.Helper()
+	dir := t.TempDir()
+	ca, err := pki.NewCA(filepath.Join(dir, "ca"), "test-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.certFile, o.keyFile, err = ca.IssueLoopbackServing("serving", "admission")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.bindAddress, o.port = "127.0.0.1", freePort(t)
+	publisher, err := publish.New("windows-aware", windowsaware.DefaultArgs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- serve(ctx, klog.Background(), publisher, o) }()
+	t.Cleanup(func() { stop(); <-served })
+	return ca
 }

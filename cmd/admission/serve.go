@@ -24,9 +24,11 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 
@@ -58,6 +60,16 @@ var defaultServerLimits = serverLimits{
 	maxHeaderBytes: 64 << 10,
 }
 
+// metricsRegistry holds the process's metrics. The metrics are package
+// globals, which a registry takes once: a second registry would serve none
+// of them.
+var metricsRegistry = sync.OnceValue(func() metrics.KubeRegistry {
+	registry := metrics.NewKubeRegistry()
+	publish.RegisterMetrics(registry)
+	ungate.RegisterMetrics(registry)
+	return registry
+})
+
 // serve serves the webhook until ctx ends, then shuts down gracefully:
 // /readyz fails for shutdownDelay, then the server stops taking
 // connections and waits for the requests in flight.
@@ -71,9 +83,7 @@ func serve(ctx context.Context, logger klog.Logger, publisher *publish.Publisher
 		return err
 	}
 
-	registry := metrics.NewKubeRegistry()
-	publish.RegisterMetrics(registry)
-	ungate.RegisterMetrics(registry)
+	registry := metricsRegistry()
 	var stopping atomic.Bool
 
 	mux := http.NewServeMux()
@@ -86,7 +96,17 @@ func serve(ctx context.Context, logger klog.Logger, publisher *publish.Publisher
 		}
 		fmt.Fprintln(w, "ok")
 	})
-	mux.Handle("/metrics", metrics.HandlerFor(registry, metrics.HandlerOpts{}))
+	metricsHandler, err := o.metricsAuth.guard(logger, metrics.HandlerFor(registry, metrics.HandlerOpts{}), func() (kubernetes.Interface, error) {
+		cfg, err := o.ungate.restConfig()
+		if err != nil {
+			return nil, err
+		}
+		return kubernetes.NewForConfig(cfg)
+	})
+	if err != nil {
+		return err
+	}
+	mux.Handle("/metrics", metricsHandler)
 
 	limits := o.limits
 	if limits == (serverLimits{}) {
