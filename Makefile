@@ -52,6 +52,7 @@ FUZZ_TARGETS := ./pkg/windows:FuzzImageOf ./pkg/windows:FuzzParseKernelVersion \
                 ./pkg/apis/config/scheme:FuzzDecodeWindowsAwareArgs \
                 ./pkg/imageinspect:FuzzParseRef ./pkg/imageinspect:FuzzKindOf \
                 ./pkg/imageinspect:FuzzParseRetryAfter ./pkg/imageinspect:FuzzIndexPlatforms \
+                ./pkg/imageinspect:FuzzAddressGuard \
                 ./internal/manifest:FuzzDecode \
                 ./pkg/plugins/windowsaware:FuzzDecide ./pkg/explain:FuzzReadManifests \
                 ./pkg/publish:FuzzPublish ./pkg/publish:FuzzParseRecord \
@@ -161,6 +162,10 @@ verify-chart: ## Lint and render the Helm chart, publish mode on and off; hold i
 		--set pluginArgs.imageResolution.credentials.podPullSecrets=true --set 'imageResolution.pullSecretNamespaces={team-a}' \
 		--set imageResolution.credentials.dockerConfigSecret=regcred --set imageResolution.caBundle.configMap=corp-ca
 	$(TOOLS_DIR)/helm lint --strict $(CHART) --set publish.enabled=true
+	$(TOOLS_DIR)/helm lint --strict $(CHART) --set publish.enabled=true --set networkPolicy.enabled=true \
+		--set 'networkPolicy.metricsFrom[0].namespaceSelector.matchLabels.kubernetes\.io/metadata\.name=monitoring' \
+		--set 'networkPolicy.egress[0].ports[0].port=443'
+	$(TOOLS_DIR)/helm lint --strict $(CHART) --set publish.enabled=true --set publish.certManager.enabled=true --set publish.metricsAuth=none
 	$(TOOLS_DIR)/helm lint --strict $(CHART) --set publish.enabled=true --set publish.certManager.enabled=true
 	$(TOOLS_DIR)/helm lint --strict $(CHART) --set publish.enabled=true --set publish.certManager.enabled=true \
 		--set publish.certManager.issuerRef.name=corp-ca --set publish.certManager.issuerRef.kind=ClusterIssuer

@@ -51,6 +51,8 @@ type options struct {
 	keyFile       string
 	selfTLS       selfManagedTLS
 	shutdownDelay time.Duration
+	limits        serverLimits // zero: defaultServerLimits
+	metricsAuth   metricsAuthOptions
 	version       bool
 	ungate        ungateOptions
 }
@@ -70,7 +72,8 @@ writes nothing into a pod whose own constraints contradict the decision. It
 admits every pod: on an error the pod is admitted unchanged.
 
 It serves /mutate (AdmissionReview v1), /healthz, /readyz and /metrics over
-TLS, with the certificate and key files reloaded when they change, or with
+TLS (/metrics to a bearer token the API server authenticates and authorizes
+for get on /metrics, unless --metrics-auth=none), with the certificate and key files reloaded when they change, or with
 a CA and certificate it keeps itself in a Secret (--tls-secret), shared by
 its replicas and renewed before they expire, whose CA it patches into its
 MutatingWebhookConfiguration.
@@ -105,6 +108,7 @@ it removes the gate under onFailure with a Warning Event.`,
 		"on SIGTERM, how long to keep serving while /readyz fails, so that the Service stops sending requests first")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	o.ungate.addFlags(fs)
+	o.metricsAuth.addFlags(fs)
 	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(klogFlags)
 	fs.AddGoFlag(klogFlags.Lookup("v")) // the log verbosity; klog's other flags are of no use here

@@ -24,9 +24,11 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 
@@ -37,6 +39,36 @@ import (
 // shutdownTimeout bounds how long requests in flight may take to finish
 // once the server stops; the API server gives a webhook 2 seconds.
 const shutdownTimeout = 10 * time.Second
+
+// serverLimits bound what one client may hold of the server: a client
+// that trickles its headers or body, or keeps an idle connection open, is
+// cut off, so a few slow connections cannot keep the webhook from the API
+// server's reviews.
+type serverLimits struct {
+	readHeader, read, write, idle time.Duration
+	maxHeaderBytes                int
+}
+
+// defaultServerLimits leave a review ample time: the API server waits at
+// most 30 seconds for a webhook (10 by default), and a review, a pod
+// twice over, is at most a few MiB.
+var defaultServerLimits = serverLimits{
+	readHeader:     5 * time.Second,
+	read:           15 * time.Second,
+	write:          30 * time.Second,
+	idle:           90 * time.Second,
+	maxHeaderBytes: 64 << 10,
+}
+
+// metricsRegistry holds the process's metrics. The metrics are package
+// globals, which a registry takes once: a second registry would serve none
+// of them.
+var metricsRegistry = sync.OnceValue(func() metrics.KubeRegistry {
+	registry := metrics.NewKubeRegistry()
+	publish.RegisterMetrics(registry)
+	ungate.RegisterMetrics(registry)
+	return registry
+})
 
 // serve serves the webhook until ctx ends, then shuts down gracefully:
 // /readyz fails for shutdownDelay, then the server stops taking
@@ -51,9 +83,7 @@ func serve(ctx context.Context, logger klog.Logger, publisher *publish.Publisher
 		return err
 	}
 
-	registry := metrics.NewKubeRegistry()
-	publish.RegisterMetrics(registry)
-	ungate.RegisterMetrics(registry)
+	registry := metricsRegistry()
 	var stopping atomic.Bool
 
 	mux := http.NewServeMux()
@@ -66,13 +96,31 @@ func serve(ctx context.Context, logger klog.Logger, publisher *publish.Publisher
 		}
 		fmt.Fprintln(w, "ok")
 	})
-	mux.Handle("/metrics", metrics.HandlerFor(registry, metrics.HandlerOpts{}))
+	metricsHandler, err := o.metricsAuth.guard(logger, metrics.HandlerFor(registry, metrics.HandlerOpts{}), func() (kubernetes.Interface, error) {
+		cfg, err := o.ungate.restConfig()
+		if err != nil {
+			return nil, err
+		}
+		return kubernetes.NewForConfig(cfg)
+	})
+	if err != nil {
+		return err
+	}
+	mux.Handle("/metrics", metricsHandler)
 
+	limits := o.limits
+	if limits == (serverLimits{}) {
+		limits = defaultServerLimits
+	}
 	srv := &http.Server{
 		Addr:              net.JoinHostPort(o.bindAddress, strconv.Itoa(o.port)),
 		Handler:           mux,
 		TLSConfig:         &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: getCertificate},
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: limits.readHeader,
+		ReadTimeout:       limits.read,
+		WriteTimeout:      limits.write,
+		IdleTimeout:       limits.idle,
+		MaxHeaderBytes:    limits.maxHeaderBytes,
 		ErrorLog:          nil,
 	}
 	listener, err := net.Listen("tcp", srv.Addr)

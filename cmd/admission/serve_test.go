@@ -66,7 +66,8 @@ func TestServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &options{bindAddress: "127.0.0.1", port: freePort(t), certFile: certFile, keyFile: keyFile, shutdownDelay: time.Second}
+	o := &options{bindAddress: "127.0.0.1", port: freePort(t), certFile: certFile, keyFile: keyFile, shutdownDelay: time.Second,
+		metricsAuth: metricsAuthOptions{mode: metricsAuthNone}}
 	publisher, err := publish.New("windows-aware", windowsaware.DefaultArgs())
 	if err != nil {
 		t.Fatal(err)

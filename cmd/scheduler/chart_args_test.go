@@ -183,7 +183,7 @@ pluginArgs:
   defaultOS: any
   compatibilityMode: exact
   extraReleases: [{token: ltsc2028, build: 10.0.30000}]
-  osTaints: {tolerate: true, keys: [os, sku], effects: [NoSchedule, NoExecute]}
+  osTaints: {tolerate: true, keys: [os, sku], effects: [NoSchedule]}
 leaderElection: {leaseDuration: 30s, renewDeadline: 20s, retryPeriod: 4s}
 `)
 	cm := get[*v1.ConfigMap](t, chart, "ConfigMap", besideNamespace, besideRelease+"-config")
@@ -204,7 +204,7 @@ leaderElection: {leaseDuration: 30s, renewDeadline: 20s, retryPeriod: 4s}
 	want := &config.WindowsAwareArgs{
 		DefaultOS: "any", CompatibilityMode: "exact",
 		ExtraReleases: []config.ReleaseToken{{Token: "ltsc2028", Build: "10.0.30000"}},
-		OSTaints:      config.OSTaints{Tolerate: true, Keys: []string{"os", "sku"}, Effects: []v1.TaintEffect{v1.TaintEffectNoSchedule, v1.TaintEffectNoExecute}},
+		OSTaints:      config.OSTaints{Tolerate: true, Keys: []string{"os", "sku"}, Effects: []v1.TaintEffect{v1.TaintEffectNoSchedule}},
 		// Off, so left out of the configuration: the scheduler's defaults.
 		ImageResolution: config.ImageResolution{
 			Scope: config.ResolutionNone, OnFailure: config.OnFailureTagRules,

@@ -230,8 +230,18 @@ func TestChartPublishTLS(t *testing.T) {
 			if !strings.Contains(args, "--tls-cert-file=") || strings.Contains(args, "--tls-secret") {
 				t.Errorf("command %q: want the certificate files, not --tls-secret", args)
 			}
-			if spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken || hasRole || hasClusterRole {
-				t.Errorf("with cert-manager the webhook calls no API: token %v, Role %v, ClusterRole %v", spec.AutomountServiceAccountToken, hasRole, hasClusterRole)
+			// With cert-manager the webhook calls the API only to have
+			// the API server review the tokens of /metrics requests.
+			if spec.AutomountServiceAccountToken == nil || !*spec.AutomountServiceAccountToken || hasRole || hasClusterRole {
+				t.Errorf("with cert-manager the webhook calls the API only for /metrics: token %v, Role %v, ClusterRole %v", spec.AutomountServiceAccountToken, hasRole, hasClusterRole)
+			}
+			open := renderChart(t, ns, tc.values, `publish: {metricsAuth: none}`)
+			openSpec := get[*appsv1.Deployment](t, open, "Deployment", ns, publishName).Spec.Template.Spec
+			if openSpec.AutomountServiceAccountToken == nil || *openSpec.AutomountServiceAccountToken || !slices.Contains(openSpec.Containers[0].Command, "--metrics-auth=none") {
+				t.Errorf("with cert-manager and metricsAuth none the webhook calls no API: token %v, command %v", openSpec.AutomountServiceAccountToken, openSpec.Containers[0].Command)
+			}
+			if _, ok := open[objectKey("ClusterRoleBinding", "", publishName+"-auth-delegator")]; ok {
+				t.Error("metricsAuth none still binds system:auth-delegator")
 			}
 			if _, ok := m[objectKey("Secret", ns, publishName+"-tls")]; ok {
 				t.Error("an empty Secret for self-managed TLS beside cert-manager's")

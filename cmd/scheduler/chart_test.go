@@ -372,6 +372,7 @@ func TestChartRejectsBadValues(t *testing.T) {
 		{name: "bad taint key", values: `pluginArgs: {osTaints: {keys: [os, "not a key!"]}}`, want: "/pluginArgs/osTaints/keys/1"},
 		{name: "bad taint effect", values: `pluginArgs: {osTaints: {effects: [Sometimes]}}`, want: "/pluginArgs/osTaints/effects/0"},
 		{name: "PreferNoSchedule", values: `pluginArgs: {osTaints: {effects: [PreferNoSchedule]}}`, want: "/pluginArgs/osTaints/effects/0"},
+		{name: "NoExecute", values: `pluginArgs: {osTaints: {effects: [NoSchedule, NoExecute]}}`, want: "/pluginArgs/osTaints/effects/1"},
 		{name: "no keys", values: `pluginArgs: {osTaints: {keys: []}}`, want: "/pluginArgs/osTaints/keys"},
 		{name: "no effects", values: `pluginArgs: {osTaints: {effects: []}}`, want: "/pluginArgs/osTaints/effects"},
 		{name: "unknown scope", values: `pluginArgs: {imageResolution: {scope: Linux}}`, want: "/pluginArgs/imageResolution/scope"},

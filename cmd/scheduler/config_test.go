@@ -255,6 +255,7 @@ func TestBadArgsStopTheScheduler(t *testing.T) {
 		{name: "bad extra token", edit: [2]string{"extraReleases: []", "extraReleases: [{token: ltsc-2028, build: 10.0.30000}]"}, field: "extraReleases[0].token"},
 		{name: "bad taint key", edit: [2]string{`keys: ["os", "node.kubernetes.io/os"]`, `keys: ["os", "not a key!"]`}, field: "osTaints.keys[1]"},
 		{name: "bad taint effect", edit: [2]string{`effects: ["NoSchedule"]`, `effects: ["Sometimes"]`}, field: "osTaints.effects[0]"},
+		{name: "NoExecute taint effect", edit: [2]string{`effects: ["NoSchedule"]`, `effects: ["NoSchedule", "NoExecute"]`}, field: "osTaints.effects[1]"},
 		{name: "no keys", edit: [2]string{`keys: ["os", "node.kubernetes.io/os"]`, `keys: []`}, field: "osTaints.keys"},
 		{name: "resolution without registries", edit: [2]string{"defaultOS: linux", "defaultOS: linux\n          imageResolution: {scope: Windows}"}, field: "imageResolution.registries"},
 	} {

@@ -18,10 +18,12 @@ package imageinspect
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,41 +39,100 @@ const (
 	maxConfigBytes   = 8 << 20
 	// maxRetryAfter bounds how long a registry's Retry-After may pause it.
 	maxRetryAfter = 15 * time.Minute
+	// maxRedirects bounds the redirects one request follows: a registry
+	// sends a blob or manifest to its storage in one or two.
+	maxRedirects = 5
 )
 
-// Prefixes of address ranges that are not "private" to netip but reach
-// inside a provider's network all the same.
+// forbiddenV4 and forbiddenV6 are the ranges a registry reference must not
+// make the scheduler dial: the host itself, private and link-local
+// networks, cloud metadata and host endpoints, and every other block of
+// IANA's IPv4 and IPv6 Special-Purpose Address Registries that is not
+// globally reachable (a few blocks marked reachable are refused whole,
+// where no registry would live: 192.0.0.0/24, 2001::/23).
 var (
-	// Shared address space (RFC 6598); Alibaba Cloud serves instance
-	// metadata at 100.100.100.200.
-	sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10")
-	// "This network" (RFC 791): 0.x.y.z dials the local host on Linux.
-	thisNetwork = netip.MustParsePrefix("0.0.0.0/8")
-	// NAT64 (RFC 6052) embeds an IPv4 address that must pass the same test.
+	forbiddenV4 = mustPrefixes(
+		"0.0.0.0/8",        // "this network": 0.x.y.z dials the local host on Linux
+		"10.0.0.0/8",       // private (RFC 1918)
+		"100.64.0.0/10",    // shared address space (RFC 6598); Alibaba Cloud's metadata is 100.100.100.200
+		"127.0.0.0/8",      // loopback
+		"168.63.129.16/32", // Azure's host endpoint (DNS, health probes, the VM agent's wire server)
+		"169.254.0.0/16",   // link-local: 169.254.169.254 is the metadata service of AWS, GCP, Azure and others
+		"172.16.0.0/12",    // private
+		"192.0.0.0/24",     // IETF protocol assignments; Oracle Cloud's metadata is 192.0.0.192
+		"192.0.2.0/24",     // documentation (TEST-NET-1)
+		"192.88.99.0/24",   // deprecated 6to4 relay anycast
+		"192.168.0.0/16",   // private
+		"198.18.0.0/15",    // benchmarking
+		"198.51.100.0/24",  // documentation (TEST-NET-2)
+		"203.0.113.0/24",   // documentation (TEST-NET-3)
+		"224.0.0.0/4",      // multicast
+		"240.0.0.0/4",      // reserved, and 255.255.255.255, limited broadcast
+	)
+	forbiddenV6 = mustPrefixes(
+		"::/96",           // unspecified, loopback, and the deprecated IPv4-compatible forms
+		"::ffff:0:0:0/96", // IPv4-translated (RFC 2765)
+		"64:ff9b:1::/48",  // local-use IPv4/IPv6 translation (RFC 8215)
+		"100::/64",        // discard-only
+		"100:0:0:1::/64",  // dummy prefix (RFC 9780)
+		"2001::/23",       // IETF protocol assignments, Teredo among them
+		"2001:db8::/32",   // documentation
+		"2002::/16",       // 6to4: embeds an IPv4 address a relay would reach
+		"3fff::/20",       // documentation (RFC 9637)
+		"5f00::/16",       // segment routing SIDs
+		"fc00::/7",        // unique local; AWS's IPv6 metadata is fd00:ec2::254
+		"fe80::/10",       // link-local
+		"fec0::/10",       // deprecated site-local
+		"ff00::/8",        // multicast
+	)
+	// NAT64's well-known prefix (RFC 6052) is globally reachable, but a
+	// translator turns it into the IPv4 address in its last 32 bits,
+	// which must pass the IPv4 test.
 	nat64 = netip.MustParsePrefix("64:ff9b::/96")
 )
 
-// forbiddenAddr reports whether ip reaches the host itself or a private
-// network: what a registry reference must not make the scheduler dial.
-func forbiddenAddr(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	if nat64.Contains(ip) {
-		b := ip.As16()
-		return forbiddenAddr(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
+func mustPrefixes(ss ...string) []netip.Prefix {
+	out := make([]netip.Prefix, len(ss))
+	for i, s := range ss {
+		out[i] = netip.MustParsePrefix(s)
 	}
-	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() ||
-		sharedAddressSpace.Contains(ip) || thisNetwork.Contains(ip)
+	return out
 }
 
-// guardedDialer dials only public addresses, unless the host being dialled
-// is allowlisted for private ones. The check runs in Control, on the
-// address the dialer is about to connect to: after DNS, so a name that
-// resolves to 127.0.0.1 or 169.254.169.254 is refused, and with no window
-// between check and connect for DNS rebinding.
-func (p *egressPolicy) guardedDialer(base *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
+// forbiddenAddr reports whether ip reaches the host itself, a private
+// network or any other address that is not globally reachable: what a
+// registry reference must not make the scheduler dial. IPv4-mapped and
+// NAT64 forms are judged by the IPv4 address they carry.
+func forbiddenAddr(ip netip.Addr) bool {
+	if !ip.IsValid() {
+		return true
+	}
+	// A zone (fe80::1%eth0) never matches a prefix: judge the address.
+	ip = ip.WithZone("").Unmap()
+	if nat64.Contains(ip) {
+		b := ip.As16()
+		ip = netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+	}
+	ranges := forbiddenV6
+	if ip.Is4() {
+		ranges = forbiddenV4
+	}
+	for _, p := range ranges {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// guardedDialer dials only public addresses, unless exempt and the host
+// being dialled is allowlisted for private ones. The check runs in Control,
+// on the address the dialer is about to connect to: after DNS, so a name
+// that resolves to 127.0.0.1 or 169.254.169.254 is refused, and with no
+// window between check and connect for DNS rebinding.
+func (p *egressPolicy) guardedDialer(base *net.Dialer, exempt bool) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if p.allowsPrivate(addr) {
+		if exempt && p.allowsPrivate(addr) {
 			return base.DialContext(ctx, network, addr)
 		}
 		d := *base
@@ -89,13 +150,24 @@ func (p *egressPolicy) guardedDialer(base *net.Dialer) func(ctx context.Context,
 	}
 }
 
-// newHTTPTransport is the transport of one registry: the guarded dialer,
+// newGuardTransport is the transport of one registry's requests.
+func (p *egressPolicy) newGuardTransport(r *registryPolicy, requestTimeout time.Duration, metrics *resolverMetrics) *guardTransport {
+	return &guardTransport{
+		policy:  p,
+		inner:   p.newHTTPTransport(r, requestTimeout, true),
+		strict:  p.newHTTPTransport(r, requestTimeout, false),
+		metrics: metrics,
+	}
+}
+
+// newHTTPTransport is the transport of one registry: the guarded dialer
+// (exempt: private addresses of hosts allowlisted for them are dialled),
 // the registry's TLS roots, no proxy from the environment (a proxy would
 // dial on our behalf, past the guard), bounded response header wait.
-func (p *egressPolicy) newHTTPTransport(r *registryPolicy, requestTimeout time.Duration) *http.Transport {
+func (p *egressPolicy) newHTTPTransport(r *registryPolicy, requestTimeout time.Duration, exempt bool) *http.Transport {
 	return &http.Transport{
 		Proxy:                 nil,
-		DialContext:           p.guardedDialer(&net.Dialer{Timeout: requestTimeout, KeepAlive: 30 * time.Second}),
+		DialContext:           p.guardedDialer(&net.Dialer{Timeout: requestTimeout, KeepAlive: 30 * time.Second}, exempt),
 		TLSClientConfig:       r.tlsConfig.Clone(),
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          32,
@@ -107,21 +179,36 @@ func (p *egressPolicy) newHTTPTransport(r *registryPolicy, requestTimeout time.D
 }
 
 // guardTransport sits under the registry client: every request it sends,
-// redirects and token requests included, passes the egress checks; every
-// answer is counted, size-capped, and a 429's Retry-After is kept for the
-// resolver.
+// each redirect hop and token requests included, passes the egress checks;
+// every answer is counted, size-capped, and a 429's Retry-After is kept for
+// the resolver.
 type guardTransport struct {
-	policy  *egressPolicy
-	inner   http.RoundTripper
+	policy *egressPolicy
+	inner  http.RoundTripper
+	// strict carries redirect hops to another host: its dialer refuses
+	// every address that is not globally reachable, whatever the
+	// allowlist says, so that a registry cannot send the scheduler to
+	// the host, the cloud's metadata or a private registry.
+	strict  http.RoundTripper
 	metrics *resolverMetrics
 }
 
 func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if err := t.check(req); err != nil {
+	inner := t.inner
+	var err error
+	if origin, hops := redirectChain(req); hops > 0 && !sameHost(origin.URL, req.URL) {
+		err = t.checkHop(req, origin, hops)
+		inner = t.strict
+	} else if hops > maxRedirects {
+		err = &refusedError{reason: fmt.Sprintf("more than %d redirects from %s", maxRedirects, origin.URL.Host)}
+	} else {
+		err = t.check(req)
+	}
+	if err != nil {
 		t.metrics.request(req.Method, "refused")
 		return nil, err
 	}
-	resp, err := t.inner.RoundTrip(req)
+	resp, err := inner.RoundTrip(req)
 	if err != nil {
 		t.metrics.request(req.Method, "error")
 		return nil, err
@@ -158,6 +245,49 @@ func (t *guardTransport) check(req *http.Request) error {
 	// dialer once resolved.
 	if ip, err := netip.ParseAddr(strings.Trim(req.URL.Hostname(), "[]")); err == nil && forbiddenAddr(ip) && !t.policy.allowsPrivate(req.URL.Host) {
 		return &refusedError{reason: req.URL.Host + " is a private address"}
+	}
+	return nil
+}
+
+// redirectChain returns the request a redirect hop started from and the
+// number of hops so far: the HTTP client links each hop to the answer that
+// caused it, and that answer to its request.
+func redirectChain(req *http.Request) (origin *http.Request, hops int) {
+	origin = req
+	for origin.Response != nil && origin.Response.Request != nil && hops <= maxRedirects {
+		origin = origin.Response.Request
+		hops++
+	}
+	return origin, hops
+}
+
+// sameHost reports whether two URLs name the same host and port.
+func sameHost(a, b *url.URL) bool {
+	return canonicalHostPort(a.Host) == canonicalHostPort(b.Host)
+}
+
+// checkHop checks a redirect to another host than the request's first:
+// blob storage (a CDN) or a token server's new home, not allowlisted as a
+// registry and not asked to be. HTTPS, unless the registry asked first is
+// insecure; a name, never an address (a registry has no reason to send a
+// client to an address, and an address skips the name's certificate
+// check); and, by the strict dialer, a name that resolves to a globally
+// reachable address only.
+func (t *guardTransport) checkHop(req, origin *http.Request, hops int) error {
+	if hops > maxRedirects {
+		return &refusedError{reason: fmt.Sprintf("more than %d redirects from %s", maxRedirects, origin.URL.Host)}
+	}
+	switch req.URL.Scheme {
+	case "https":
+	case "http":
+		if !t.policy.allowsPlainHTTP(origin.URL.Host) {
+			return &refusedError{reason: "redirect from " + origin.URL.Host + " to plain HTTP " + req.URL.Host + " is not allowed (registry not insecure)"}
+		}
+	default:
+		return &refusedError{reason: "redirect from " + origin.URL.Host + " to scheme " + req.URL.Scheme + " is not allowed"}
+	}
+	if _, err := netip.ParseAddr(strings.Trim(req.URL.Hostname(), "[]")); err == nil {
+		return &refusedError{reason: "redirect from " + origin.URL.Host + " to address " + req.URL.Host + " is not allowed"}
 	}
 	return nil
 }

@@ -23,6 +23,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"syscall"
@@ -160,6 +161,9 @@ func classify(err error) (ErrorClass, string) {
 		}
 		return ClassRefused, refused.reason
 	}
+	if detail, ok := clientRedirectRefusal(err); ok {
+		return ClassRefused, detail
+	}
 	var invalid *invalidError
 	if errors.As(err, &invalid) {
 		return ClassInvalid, invalid.reason
@@ -192,6 +196,26 @@ func classify(err error) (ErrorClass, string) {
 	// Connections closed mid-response, TLS failures and the like: the
 	// registry could not be talked to.
 	return ClassUnavailable, networkDetail(err)
+}
+
+// clientRedirectRefusals start the errors of the registry client's own
+// redirect checks, which refuse some hops (to a private address literal,
+// a token server's redirect off the registry) before our transport sees
+// them. They are policy refusals like ours: reported as such, not retried.
+var clientRedirectRefusals = []string{"SSRF protection:", "refusing token-server redirect"}
+
+func clientRedirectRefusal(err error) (string, bool) {
+	var uerr *url.Error
+	if !errors.As(err, &uerr) || uerr.Err == nil {
+		return "", false
+	}
+	msg := uerr.Err.Error()
+	for _, prefix := range clientRedirectRefusals {
+		if strings.HasPrefix(msg, prefix) {
+			return msg, true
+		}
+	}
+	return "", false
 }
 
 // classifyHTTPSFailure classifies the HTTPS failure that came with a

@@ -153,7 +153,7 @@ func New(cfg Config) (*Resolver, error) {
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](0, 0),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "windows_aware_image_resolution"})
 	for _, rp := range policy.registries {
-		r.tr[rp] = &guardTransport{policy: policy, inner: policy.newHTTPTransport(rp, cfg.RequestTimeout), metrics: r.metrics}
+		r.tr[rp] = policy.newGuardTransport(rp, cfg.RequestTimeout, r.metrics)
 	}
 	return r, nil
 }

@@ -164,14 +164,18 @@ func TestOSTaints(t *testing.T) {
 		})
 	}
 
-	// A configured key and effect.
+	// A configured key. (NoExecute cannot be configured: the kubelet would
+	// evict what the scheduler tolerated.)
 	args := defaultArgs(func(a *config.WindowsAwareArgs) {
 		a.OSTaints.Keys = append(a.OSTaints.Keys, "sku")
-		a.OSTaints.Effects = append(a.OSTaints.Effects, v1.TaintEffectNoExecute)
 	})
-	n := windowsNode("w", "10.0.17763", "", taint("sku", "Windows", v1.TaintEffectNoExecute))
+	n := windowsNode("w", "10.0.17763", "", taint("sku", "Windows", v1.TaintEffectNoSchedule))
 	if _, v := feasible(t, newFramework(t, args, []*v1.Node{n}), pod(img2019).Obj(), []*v1.Node{n}); v["w"] != nil {
-		t.Errorf("sku=Windows:NoExecute with sku and NoExecute configured: %v", v["w"])
+		t.Errorf("sku=Windows:NoSchedule with sku configured: %v", v["w"])
+	}
+	n = windowsNode("w", "10.0.17763", "", taint("sku", "Windows", v1.TaintEffectNoExecute))
+	if _, v := feasible(t, newFramework(t, args, []*v1.Node{n}), pod(img2019).Obj(), []*v1.Node{n}); v["w"] == nil {
+		t.Error("sku=Windows:NoExecute tolerated on the pod's behalf")
 	}
 }
 

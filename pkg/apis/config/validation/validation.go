@@ -38,8 +38,12 @@ var (
 	validDefaultOS         = []string{config.OSLinux, config.OSWindows, config.OSAny}
 	validCompatibilityMode = []string{string(windows.ModeContainerd), string(windows.ModeExact)}
 	// PreferNoSchedule is left out: it only weighs in TaintToleration's
-	// score, which these plugins do not replace.
-	validOSTaintEffects = []string{string(v1.TaintEffectNoSchedule), string(v1.TaintEffectNoExecute)}
+	// score, which these plugins do not replace. NoExecute is left out
+	// too: the kubelet's taint manager evicts a pod from a node whose
+	// NoExecute taint the pod does not tolerate in its own spec, so a pod
+	// placed there because the scheduler tolerated the taint on its behalf
+	// would be evicted, recreated and placed there again.
+	validOSTaintEffects = []string{string(v1.TaintEffectNoSchedule)}
 	validScopes         = []string{config.ResolutionNone, config.ResolutionWindows, config.ResolutionUndeclared}
 	validOnFailure      = []string{config.OnFailureTagRules, config.OnFailureReject}
 )
@@ -94,6 +98,12 @@ func validateOSTaints(path *field.Path, t *config.OSTaints) field.ErrorList {
 		errs = append(errs, field.Required(path.Child("effects"), "at least one taint effect when tolerate is true"))
 	}
 	for i, e := range t.Effects {
+		if e == v1.TaintEffectNoExecute {
+			errs = append(errs, field.Invalid(path.Child("effects").Index(i), e,
+				"NoExecute cannot be tolerated by the scheduler: the kubelet evicts pods that do not tolerate a NoExecute taint "+
+					"in their own spec, so pods placed past it would be evicted and rescheduled in a loop; tolerate it in the pod spec instead"))
+			continue
+		}
 		if !sets.New(validOSTaintEffects...).Has(string(e)) {
 			errs = append(errs, field.NotSupported(path.Child("effects").Index(i), e, validOSTaintEffects))
 		}

@@ -67,9 +67,6 @@ func TestValidateWindowsAwareArgs(t *testing.T) {
 			a.ExtraReleases = []config.ReleaseToken{{Token: "ltsc2028", Build: "10.0.30000"}, {Token: "2404", Build: "10.0.27000"}}
 		}, wantFields: nil},
 		{name: "taints off need no keys", mutate: func(a *config.WindowsAwareArgs) { a.OSTaints = config.OSTaints{Tolerate: false} }, wantFields: nil},
-		{name: "NoExecute", mutate: func(a *config.WindowsAwareArgs) {
-			a.OSTaints.Effects = append(a.OSTaints.Effects, v1.TaintEffectNoExecute)
-		}, wantFields: nil},
 
 		{name: "unknown OS", mutate: func(a *config.WindowsAwareArgs) { a.DefaultOS = "Linux" }, wantFields: []string{"args.defaultOS"}},
 		{name: "empty OS", mutate: func(a *config.WindowsAwareArgs) { a.DefaultOS = "" }, wantFields: []string{"args.defaultOS"}},
@@ -85,6 +82,9 @@ func TestValidateWindowsAwareArgs(t *testing.T) {
 		{name: "PreferNoSchedule", mutate: func(a *config.WindowsAwareArgs) {
 			a.OSTaints.Effects = []v1.TaintEffect{v1.TaintEffectPreferNoSchedule}
 		}, wantFields: []string{"args.osTaints.effects[0]"}},
+		{name: "NoExecute: the kubelet would evict what the scheduler tolerated", mutate: func(a *config.WindowsAwareArgs) {
+			a.OSTaints.Effects = append(a.OSTaints.Effects, v1.TaintEffectNoExecute)
+		}, wantFields: []string{"args.osTaints.effects[1]"}},
 		{name: "no effects", mutate: func(a *config.WindowsAwareArgs) { a.OSTaints.Effects = nil }, wantFields: []string{"args.osTaints.effects"}},
 
 		{name: "resolution off reads nothing else", mutate: func(a *config.WindowsAwareArgs) {
@@ -161,5 +161,21 @@ func TestValidateWindowsAwareArgs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNoExecuteSaysWhy: the refusal names the field and the reason, so an
+// administrator knows to tolerate NoExecute in pod specs instead.
+func TestNoExecuteSaysWhy(t *testing.T) {
+	args := validArgs()
+	args.OSTaints.Effects = []v1.TaintEffect{v1.TaintEffectNoExecute}
+	err := ValidateWindowsAwareArgs(field.NewPath("args"), args)
+	if err == nil {
+		t.Fatal("NoExecute accepted")
+	}
+	for _, want := range []string{"args.osTaints.effects[0]", "kubelet evicts", "loop"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
 	}
 }
