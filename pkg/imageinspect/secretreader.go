@@ -83,6 +83,16 @@ func (s *secretReader) read(ctx context.Context, namespace, name string) (*v1.Se
 		return c.secret, c.err
 	}
 	v, err, _ := s.flights.Do(namespace+"/"+name, func() (any, error) {
+		// A flight that ended since the look above has stored it.
+		s.mu.Lock()
+		c, ok := s.cached[k]
+		s.mu.Unlock()
+		if ok && s.now().Before(c.expires) {
+			if c.err != nil {
+				return nil, c.err
+			}
+			return c.secret, nil
+		}
 		select {
 		case s.reads <- struct{}{}:
 		case <-ctx.Done():

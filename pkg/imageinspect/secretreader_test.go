@@ -29,41 +29,42 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
-	k8stesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
 )
 
-// countingAPI is a fake API server holding pull secrets; it counts the
-// Secret GETs and the most under way at once, and holds each GET until
-// release is closed.
+// countingAPI is a fake API server holding pull secrets, read through
+// its clientset; it counts the Secret GETs and the most under way at
+// once, and holds each GET until release is closed. (The fake runs its
+// reactors under one lock, so the holding is done around the call.)
 type countingAPI struct {
 	client          *fake.Clientset
 	gets, now, most atomic.Int32
 	release         chan struct{}
-	mu              sync.Mutex
-	getsBySecret    map[string]int
 }
 
 func newCountingAPI(secrets ...runtime.Object) *countingAPI {
-	a := &countingAPI{client: fake.NewClientset(secrets...), release: make(chan struct{}), getsBySecret: map[string]int{}}
-	a.client.PrependReactor("get", "secrets", func(action k8stesting.Action) (bool, runtime.Object, error) {
-		a.gets.Add(1)
-		n := a.now.Add(1)
-		for m := a.most.Load(); n > m && !a.most.CompareAndSwap(m, n); m = a.most.Load() {
-		}
-		<-a.release
-		a.now.Add(-1)
-		get := action.(k8stesting.GetAction)
-		a.mu.Lock()
-		a.getsBySecret[get.GetNamespace()+"/"+get.GetName()]++
-		a.mu.Unlock()
-		return false, nil, nil // the tracker answers
-	})
-	return a
+	return &countingAPI{client: fake.NewClientset(secrets...), release: make(chan struct{})}
 }
 
 func (a *countingAPI) get(ctx context.Context, namespace, name string) (*v1.Secret, error) {
+	a.gets.Add(1)
+	n := a.now.Add(1)
+	for m := a.most.Load(); n > m && !a.most.CompareAndSwap(m, n); m = a.most.Load() {
+	}
+	<-a.release
+	a.now.Add(-1)
 	return a.client.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
+}
+
+// getsRecorded is how many Secret GETs the fake API server served.
+func (a *countingAPI) getsRecorded() int {
+	n := 0
+	for _, act := range a.client.Actions() {
+		if act.Matches("get", "secrets") {
+			n++
+		}
+	}
+	return n
 }
 
 func pullSecret(ns, name string) *v1.Secret {
@@ -122,6 +123,9 @@ func TestSecretReadsShared(t *testing.T) {
 	}
 	if n := api.gets.Load(); n != 3 {
 		t.Errorf("%d GETs after the TTL, want 3 (read again)", n)
+	}
+	if n := api.getsRecorded(); n != 3 {
+		t.Errorf("the API server served %d GETs, want 3", n)
 	}
 }
 
