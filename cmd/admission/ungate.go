@@ -84,7 +84,13 @@ func (u *ungateOptions) start(ctx context.Context, logger klog.Logger, profile e
 	if err != nil {
 		return nil, err
 	}
-	publisher, err := publish.NewResolving(ctx, profile.Name, profile.Args, windowsaware.SecretGetterOf(client))
+	// Pull secrets are read on a client of their own, whose rate limit
+	// the gate removals do not share.
+	secretClient, err := windowsaware.PullSecretClient(cfg, client)
+	if err != nil {
+		return nil, err
+	}
+	publisher, err := publish.NewResolving(ctx, profile.Name, profile.Args, windowsaware.SecretGetterOf(secretClient))
 	if err != nil {
 		return nil, err
 	}

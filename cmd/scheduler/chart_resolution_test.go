@@ -257,6 +257,18 @@ func TestChartResolutionValues(t *testing.T) {
 				}
 			},
 		},
+		{
+			name:   "pull secrets limited to the names listed",
+			values: []string{on, `imageResolution: {pullSecretNamespaces: [team-a, team-b], pullSecretNames: [regcred, mirror-cred]}`},
+			check: func(t *testing.T, m manifestSet) {
+				for _, ns := range []string{"team-a", "team-b"} {
+					role := get[*rbacv1.Role](t, m, "Role", ns, besideRelease+":image-pull-secrets")
+					if diff := cmp.Diff([]string{"get /secrets/regcred", "get /secrets/mirror-cred"}, ruleAtoms(role.Rules)); diff != "" {
+						t.Errorf("%s Role (-want +got):\n%s", ns, diff)
+					}
+				}
+			},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.check(t, renderChart(t, besideNamespace, tc.values...))

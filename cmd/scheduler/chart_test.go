@@ -401,6 +401,8 @@ func TestChartRejectsBadValues(t *testing.T) {
 		{name: "pull secret namespaces twice", values: `imageResolution: {pullSecretNamespaces: [team-a, team-a]}`, want: "/imageResolution/pullSecretNamespaces"},
 		{name: "pull secret Roles without pod pull secrets", values: `{pluginArgs: {imageResolution: {scope: Windows, registries: [{host: "*"}]}}, imageResolution: {pullSecretNamespaces: [team-a]}}`, want: "podPullSecrets"},
 		{name: "pull secret Roles with resolution off", values: `{pluginArgs: {imageResolution: {credentials: {podPullSecrets: true}}}, imageResolution: {pullSecretNamespaces: [team-a]}}`, want: "scope"},
+		{name: "bad pull secret name", values: `imageResolution: {pullSecretNames: ["Reg_Cred"]}`, want: "/imageResolution/pullSecretNames/0"},
+		{name: "pull secret names without namespaces", values: `{pluginArgs: {imageResolution: {scope: Windows, registries: [{host: "*"}], credentials: {podPullSecrets: true}}}, imageResolution: {pullSecretNames: [regcred]}}`, want: "lists no namespace"},
 		{name: "unknown value", values: `replica: 3`, want: "replica"},
 		{name: "lease duration without unit", values: `leaderElection: {leaseDuration: 15}`, want: "/leaderElection/leaseDuration"},
 		{name: "bad scheduler name", values: `schedulerName: Windows_Aware`, want: "/schedulerName"},

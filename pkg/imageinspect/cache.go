@@ -18,6 +18,7 @@ package imageinspect
 
 import (
 	"container/list"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -26,12 +27,30 @@ import (
 // parsing ("nginx", "docker.io/library/nginx:latest", …).
 const maxAliases = 8
 
-// maxPullSets bounds the credential sets one image is tried with.
-const maxPullSets = 4
+// maxScopesPerImage bounds the entries one image has under pull-secret
+// scopes (the shared entry aside): a tenant who names ever new secret sets
+// replaces its own and other scopes' entries of that image, never the
+// shared facts of any image, and adds at most this many entries per image.
+const maxScopesPerImage = 16
 
-// entry is the cache's record of one image key.
+// entryKey is an entry's place in the cache: an image key, or a spelling
+// of it (an alias), under a credential scope. A struct of two strings:
+// looking it up does not allocate.
+type entryKey struct {
+	ref, scope string
+}
+
+// entry is the cache's record of one image key under one credential
+// scope.
 type entry struct {
 	ref imageRef
+	// scope is the credential scope: "" for the shared entry, whose facts
+	// anonymous or the static docker config obtained and every pod may
+	// see; else the key of the pull-secret set (PullSecrets.key) that
+	// alone may see them and alone is used to resolve them.
+	scope string
+	// pull is the scope's credential set (empty for the shared entry).
+	pull PullSecrets
 	// elem is the entry's place in the eviction list.
 	elem *list.Element
 	// aliases are the references, as pods spell them, that Lookup maps to
@@ -52,11 +71,6 @@ type entry struct {
 	pending, inflight bool
 	// waiters are told through OnResolved when a run ends.
 	waiters map[string]struct{}
-	// pulls are the credential sets wanted for this image, newest first.
-	pulls []PullSecrets
-	// triedPulls are the keys of the credential sets the last failure
-	// tried.
-	triedPulls map[string]bool
 	// autoRetries counts automatic retries since the last success.
 	autoRetries int
 	// requested is when the pending run was asked for.
@@ -115,37 +129,56 @@ func (e *entry) takeWaiters(keep bool) []string {
 	return out
 }
 
-// addPull records a credential set; it reports whether the set is new.
-func (e *entry) addPull(p PullSecrets) bool {
-	k := p.key()
-	for _, q := range e.pulls {
-		if q.key() == k {
-			return false
-		}
-	}
-	e.pulls = append([]PullSecrets{p}, e.pulls...)
-	if len(e.pulls) > maxPullSets {
-		e.pulls = e.pulls[:maxPullSets]
-	}
-	return true
-}
+func (e *entry) key() entryKey { return entryKey{e.ref.key, e.scope} }
 
 // cache is the bounded set of entries; the resolver's mutex guards it.
 type cache struct {
 	max     int
-	entries map[string]*entry
-	aliases map[string]*entry
-	order   *list.List
-	counts  [numKinds]int
+	entries map[entryKey]*entry
+	aliases map[entryKey]*entry
+	// scoped are the pull-secret-scoped entries of each image key.
+	scoped map[string][]*entry
+	order  *list.List
+	counts [numKinds]int
 }
 
 func newCache(max int) *cache {
-	return &cache{max: max, entries: map[string]*entry{}, aliases: map[string]*entry{}, order: list.New()}
+	return &cache{max: max, entries: map[entryKey]*entry{}, aliases: map[entryKey]*entry{}, scoped: map[string][]*entry{}, order: list.New()}
+}
+
+// roomForScope makes room for one more scoped entry of the image key: it
+// removes that image's least recently used scoped entry that nobody waits
+// on, when the image has maxScopesPerImage. It reports false when every
+// one is pinned: the new scope is not resolved now.
+func (c *cache) roomForScope(key string) bool {
+	es := c.scoped[key]
+	if len(es) < maxScopesPerImage {
+		return true
+	}
+	// The list is in insertion order; prefer an entry not read since the
+	// last sweep, as evict does.
+	var victim *entry
+	for _, e := range es {
+		if e.pinned() {
+			continue
+		}
+		if victim == nil || victim.referenced.Load() && !e.referenced.Load() {
+			victim = e
+		}
+	}
+	if victim == nil {
+		return false
+	}
+	c.remove(victim)
+	return true
 }
 
 // insert adds e and evicts what the bound requires.
 func (c *cache) insert(e *entry) {
-	c.entries[e.ref.key] = e
+	c.entries[e.key()] = e
+	if e.scope != "" {
+		c.scoped[e.ref.key] = append(c.scoped[e.ref.key], e)
+	}
 	e.elem = c.order.PushFront(e)
 	c.counts[e.kind()]++
 	c.addAlias(e, e.ref.key)
@@ -153,10 +186,11 @@ func (c *cache) insert(e *entry) {
 }
 
 func (c *cache) addAlias(e *entry, alias string) {
-	if _, ok := c.aliases[alias]; ok || len(e.aliases) >= maxAliases {
+	k := entryKey{alias, e.scope}
+	if _, ok := c.aliases[k]; ok || len(e.aliases) >= maxAliases {
 		return
 	}
-	c.aliases[alias] = e
+	c.aliases[k] = e
 	e.aliases = append(e.aliases, alias)
 }
 
@@ -184,10 +218,18 @@ func (c *cache) evict() {
 
 func (c *cache) remove(e *entry) {
 	c.order.Remove(e.elem)
-	delete(c.entries, e.ref.key)
+	delete(c.entries, e.key())
 	for _, a := range e.aliases {
-		if c.aliases[a] == e {
-			delete(c.aliases, a)
+		if k := (entryKey{a, e.scope}); c.aliases[k] == e {
+			delete(c.aliases, k)
+		}
+	}
+	if e.scope != "" {
+		es := slices.DeleteFunc(c.scoped[e.ref.key], func(x *entry) bool { return x == e })
+		if len(es) == 0 {
+			delete(c.scoped, e.ref.key)
+		} else {
+			c.scoped[e.ref.key] = es
 		}
 	}
 	c.counts[e.kind()]--

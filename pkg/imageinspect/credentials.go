@@ -51,8 +51,8 @@ type PullSecrets struct {
 	Names     []string
 }
 
-// key identifies the credential set: a failure under one set does not
-// stop another set from trying.
+// key identifies the credential set, and so its scope in the cache: the
+// namespace and the sorted names. "" for none. It does not allocate then.
 func (p PullSecrets) key() string {
 	if len(p.Names) == 0 {
 		return ""
@@ -62,43 +62,35 @@ func (p PullSecrets) key() string {
 	return p.Namespace + "/" + strings.Join(slices.Compact(names), ",")
 }
 
-// keyringTTL bounds how long a pod's parsed pull secrets are reused before
-// they are read again, so that a rotated secret is seen within a minute.
-const (
-	keyringTTL      = time.Minute
-	maxKeyrings     = 1024
-	anonymousCredID = "anonymous"
-)
+// anonymousCredID names the anonymous credential.
+const anonymousCredID = "anonymous"
 
 // credential is one way to authenticate; id tells credentials apart
-// without holding or showing the secret.
+// without holding or showing the secret. shared is true for anonymous and
+// for the static docker config's credentials, whose facts every pod may
+// see; false for a pod's pull secret, whose facts only its scope may see.
 type credential struct {
-	auth authn.Authenticator
-	id   string
+	auth   authn.Authenticator
+	id     string
+	shared bool
 }
 
-var anonymous = credential{auth: authn.Anonymous, id: anonymousCredID}
+var anonymous = credential{auth: authn.Anonymous, id: anonymousCredID, shared: true}
 
-// credentials builds, per image, the list of credentials the kubelet would
-// try: every matching entry of the pod's pull secrets, then of the static
-// docker config, each in turn; anonymous when none matches.
+// credentials builds, per image and credential scope, the list of
+// credentials the kubelet would try: every matching entry of the scope's
+// pull secrets, then of the static docker config, each in turn; anonymous
+// when none matches. It never mixes the pull secrets of two scopes.
 type credentials struct {
 	dockerConfigFile string
 	podPullSecrets   bool
-	getSecret        SecretGetter
-	now              func() time.Time
+	secrets          *secretReader
 
 	mu           sync.Mutex
 	static       credentialprovider.DockerKeyring
 	staticMod    time.Time
 	staticSize   int64
-	podKeyrings  map[string]cachedKeyring
 	staticLoaded bool
-}
-
-type cachedKeyring struct {
-	keyring credentialprovider.DockerKeyring
-	expires time.Time
 }
 
 func newCredentials(dockerConfigFile string, podPullSecrets bool, getSecret SecretGetter, now func() time.Time) (*credentials, error) {
@@ -108,9 +100,9 @@ func newCredentials(dockerConfigFile string, podPullSecrets bool, getSecret Secr
 	c := &credentials{
 		dockerConfigFile: dockerConfigFile,
 		podPullSecrets:   podPullSecrets,
-		getSecret:        getSecret,
-		now:              now,
-		podKeyrings:      map[string]cachedKeyring{},
+	}
+	if podPullSecrets {
+		c.secrets = newSecretReader(getSecret, now)
 	}
 	if dockerConfigFile != "" {
 		if _, err := c.staticKeyring(); err != nil {
@@ -147,17 +139,16 @@ func (c *credentials) staticKeyring() (credentialprovider.DockerKeyring, error) 
 }
 
 // forImage lists the credentials to try for the image repository name
-// (normalised, "docker.io/library/nginx"), over the pull-secret sets of
-// the pods that want it, without duplicates.
-func (c *credentials) forImage(ctx context.Context, name string, pulls []PullSecrets) []credential {
+// (normalised, "docker.io/library/nginx") on behalf of one credential
+// scope, pull (empty for the shared scope), without duplicates: the
+// scope's matching pull secrets, then the static config's, or anonymous
+// when none matches.
+func (c *credentials) forImage(ctx context.Context, name string, pull PullSecrets) []credential {
 	logger := klog.FromContext(ctx)
 	static, err := c.staticKeyring()
 	if err != nil {
 		logger.Error(err, "Cannot read registry credentials; trying without them")
 		static = &credentialprovider.BasicDockerKeyring{}
-	}
-	if len(pulls) == 0 || !c.podPullSecrets {
-		pulls = []PullSecrets{{}}
 	}
 	var out []credential
 	seen := map[string]bool{}
@@ -167,39 +158,30 @@ func (c *credentials) forImage(ctx context.Context, name string, pulls []PullSec
 			out = append(out, cr)
 		}
 	}
-	for _, p := range pulls {
-		kr := static
-		if c.podPullSecrets && len(p.Names) > 0 {
-			kr = c.podKeyring(ctx, p, static)
+	if c.podPullSecrets && len(pull.Names) > 0 {
+		own, _ := c.podKeyring(ctx, pull).Lookup(name)
+		for _, m := range own {
+			add(credentialOf(m.AuthConfig, false))
 		}
-		matches, _ := kr.Lookup(name)
-		if len(matches) == 0 {
-			add(anonymous)
-			continue
-		}
-		for _, m := range matches {
-			add(credentialOf(m.AuthConfig))
-		}
+	}
+	shared, _ := static.Lookup(name)
+	for _, m := range shared {
+		add(credentialOf(m.AuthConfig, true))
+	}
+	if len(out) == 0 {
+		add(anonymous)
 	}
 	return out
 }
 
-// podKeyring is the kubelet's keyring for a pod: its pull secrets, read
-// by name, unioned with the static config.
-func (c *credentials) podKeyring(ctx context.Context, p PullSecrets, static credentialprovider.DockerKeyring) credentialprovider.DockerKeyring {
-	key := p.key()
-	now := c.now()
-	c.mu.Lock()
-	if ck, ok := c.podKeyrings[key]; ok && now.Before(ck.expires) {
-		c.mu.Unlock()
-		return ck.keyring
-	}
-	c.mu.Unlock()
-
+// podKeyring is the keyring of a pod's pull secrets alone, read by name in
+// its namespace (the static config is tried after it, as the kubelet
+// does).
+func (c *credentials) podKeyring(ctx context.Context, p PullSecrets) credentialprovider.DockerKeyring {
 	logger := klog.FromContext(ctx)
 	var found []v1.Secret
-	for _, n := range p.Names {
-		s, err := c.getSecret(ctx, p.Namespace, n)
+	for _, n := range slices.Compact(slices.Clone(p.Names)) {
+		s, err := c.secrets.read(ctx, p.Namespace, n)
 		if err != nil || s == nil {
 			// The kubelet too pulls with the secrets it can read.
 			logger.V(2).Info("Cannot read image pull secret; trying the others", "namespace", p.Namespace, "secret", n, "err", err)
@@ -207,28 +189,15 @@ func (c *credentials) podKeyring(ctx context.Context, p PullSecrets, static cred
 		}
 		found = append(found, *s)
 	}
-	kr, err := secrets.MakeDockerKeyring(found, static)
+	kr, err := secrets.MakeDockerKeyring(found, &credentialprovider.BasicDockerKeyring{})
 	if err != nil {
 		logger.V(2).Info("Image pull secrets do not parse; using the static credentials", "namespace", p.Namespace, "secrets", p.Names)
-		kr = static
+		return &credentialprovider.BasicDockerKeyring{}
 	}
-	c.mu.Lock()
-	if len(c.podKeyrings) >= maxKeyrings {
-		for k, ck := range c.podKeyrings {
-			if !now.Before(ck.expires) || len(c.podKeyrings) >= maxKeyrings {
-				delete(c.podKeyrings, k)
-			}
-			if len(c.podKeyrings) < maxKeyrings/2 {
-				break
-			}
-		}
-	}
-	c.podKeyrings[key] = cachedKeyring{keyring: kr, expires: now.Add(keyringTTL)}
-	c.mu.Unlock()
 	return kr
 }
 
-func credentialOf(a credentialprovider.AuthConfig) credential {
+func credentialOf(a credentialprovider.AuthConfig, shared bool) credential {
 	cfg := authn.AuthConfig{
 		Username:      a.Username,
 		Password:      a.Password,
@@ -238,5 +207,5 @@ func credentialOf(a credentialprovider.AuthConfig) credential {
 	}
 	raw, _ := json.Marshal(cfg)
 	sum := sha256.Sum256(raw)
-	return credential{auth: authn.FromConfig(cfg), id: hex.EncodeToString(sum[:8])}
+	return credential{auth: authn.FromConfig(cfg), id: hex.EncodeToString(sum[:8]), shared: shared}
 }

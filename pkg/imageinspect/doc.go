@@ -21,12 +21,17 @@ limitations under the License.
 //
 // # Data flow
 //
-// The plugin calls Lookup(ref) from PreEnqueue: a read lock and a map
-// lookup, no I/O and no allocation on a hit. On a miss it calls Want(ref,
-// waiter, pullSecrets), which registers the waiter and queues the image
-// key on a client-go workqueue; it never blocks. Workers (Config.Workers,
-// at most Config.PerRegistry per registry host) then, for each key, one
-// run at a time:
+// Every cache entry belongs to a credential scope: "" (shared) for facts
+// obtained anonymously or with the static docker config file, or one
+// pod's pull-secret set (its namespace and sorted secret names). The
+// plugin calls Lookup(ref, pullSecrets) from PreEnqueue: a read lock and
+// one or two map lookups (the pod's own scope, then the shared one), no
+// I/O, and no allocation for a pod without pull secrets. On a miss it
+// calls Want(ref, waiter, pullSecrets), which registers the waiter and
+// queues the entry of the pod's scope on a client-go workqueue; it never
+// blocks. Workers (Config.Workers, at most Config.PerRegistry per
+// registry host) then, for each entry, one run at a time, with that
+// scope's credentials only:
 //
 //  1. HEAD the tag for its digest (a digest reference skips this; a digest
 //     whose facts are cached needs nothing more);
@@ -38,11 +43,14 @@ limitations under the License.
 //  3. GET the config blob only where the os.version is missing: for a
 //     single image, or an entry without os.version or platform;
 //
-// and stores the result: the facts of a digest for ever (bounded by
-// Config.MaxEntries, second-chance eviction), those of a tag for
-// Config.TagTTL (then served stale while a HEAD refreshes them), and
-// failures for Config.NegativeTTL, keyed by the credential set tried so
-// that a pod bringing other pull secrets retries at once. Only after the
+// and stores the result in the scope of the credential that obtained it
+// (a pull secret's facts in its scope, anonymous or static ones in the
+// shared scope), under the tag and under repo@digest alike: the facts of
+// a digest for ever (bounded by Config.MaxEntries, second-chance
+// eviction, and at most 16 pull-secret scopes per image), those of a tag
+// for Config.TagTTL (then served stale while a HEAD refreshes them), and
+// failures for Config.NegativeTTL in the scope that failed, so that a pod
+// bringing other pull secrets runs at once, with its own. Only after the
 // result is stored does OnResolved receive the waiters, which the plugin
 // wakes with Handle.Activate. A registry that is unavailable or answers
 // 429 is retried automatically with per-image exponential backoff, never
@@ -79,11 +87,19 @@ limitations under the License.
 //     read one by one by name in the pod's namespace (never through an
 //     informer) and matched with the kubelet's own keyring, trying each
 //     matching credential in turn as the kubelet does. Credentials are
-//     never logged nor put in errors.
+//     never logged nor put in errors. Secret reads go through a client of
+//     their own (its own QPS), are shared by concurrent readers of one
+//     Secret, cached a minute (at most 1024 Secrets, 16 MiB, only their
+//     dockerconfig keys), and at most 4 are under way at once.
 //
-// Facts are shared cluster-wide per digest: they say only which OS,
-// architecture and build an image targets. The kubelet still decides
-// whether a pod may pull it.
+// Facts are keyed by who may see them. Facts obtained anonymously, or
+// with the static docker config file (the administrator's credential for
+// the cluster, as a node's credentials are), are shared: every pod sees
+// them. Facts obtained with a pod's pull secret are seen only by pods of
+// the same namespace naming the same secrets, under the tag and under the
+// digest; any other pod is resolved with its own credentials (and fails
+// as unauthorized without good ones). A run never uses one pod's
+// credentials on behalf of another.
 //
 // Metrics (windows_aware_ prefix, on the scheduler's /metrics):
 // image_resolutions_total{result}, image_resolution_duration_seconds

@@ -22,6 +22,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -109,8 +110,8 @@ type Resolver struct {
 	policy   *egressPolicy
 	creds    *credentials
 	metrics  *resolverMetrics
-	queue    workqueue.TypedRateLimitingInterface[string]
-	backoff  workqueue.TypedRateLimiter[string]
+	queue    workqueue.TypedRateLimitingInterface[entryKey]
+	backoff  workqueue.TypedRateLimiter[entryKey]
 	tr       map[*registryPolicy]http.RoundTripper
 	resolved func(ref string, waiters []string)
 
@@ -141,7 +142,7 @@ func New(cfg Config) (*Resolver, error) {
 		policy:      policy,
 		creds:       creds,
 		metrics:     newMetrics(),
-		backoff:     workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RetryBaseDelay, cfg.RetryMaxDelay),
+		backoff:     workqueue.NewTypedItemExponentialFailureRateLimiter[entryKey](cfg.RetryBaseDelay, cfg.RetryMaxDelay),
 		tr:          map[*registryPolicy]http.RoundTripper{},
 		cache:       newCache(cfg.MaxEntries),
 		activeHosts: map[string]int{},
@@ -149,9 +150,9 @@ func New(cfg Config) (*Resolver, error) {
 	}
 	// The queue only orders and deduplicates keys; delays are chosen by
 	// the resolver (backoff, Retry-After), so its own limiter never waits.
-	r.queue = workqueue.NewTypedRateLimitingQueueWithConfig[string](
-		workqueue.NewTypedItemExponentialFailureRateLimiter[string](0, 0),
-		workqueue.TypedRateLimitingQueueConfig[string]{Name: "windows_aware_image_resolution"})
+	r.queue = workqueue.NewTypedRateLimitingQueueWithConfig[entryKey](
+		workqueue.NewTypedItemExponentialFailureRateLimiter[entryKey](0, 0),
+		workqueue.TypedRateLimitingQueueConfig[entryKey]{Name: "windows_aware_image_resolution"})
 	for _, rp := range policy.registries {
 		r.tr[rp] = policy.newGuardTransport(rp, cfg.RequestTimeout, r.metrics)
 	}
@@ -216,13 +217,26 @@ func (r *Resolver) Start(ctx context.Context) {
 	}()
 }
 
+// scopeOf is the credential scope of a pod's pull secrets: "" (shared)
+// for none, or when pull secrets are not read.
+func (r *Resolver) scopeOf(pull PullSecrets) string {
+	if !r.cfg.PodPullSecrets {
+		return ""
+	}
+	return pull.key()
+}
+
 // Lookup returns what the resolver knows of ref, spelt as the pod spells
-// it, and whether it knows anything. It takes a read lock and a map
-// lookup: no I/O, no allocation. ref is known once Want has been called
-// for it.
-func (r *Resolver) Lookup(ref string) (Result, bool) {
+// it, for a pod with the pull secrets pull, and whether it knows anything.
+// The pod sees the facts its own pull secrets obtained, else the shared
+// ones (obtained anonymously or with the static docker config), never
+// another scope's. It takes a read lock and one or two map lookups: no
+// I/O, and no allocation for a pod without pull secrets. ref is known
+// once Want has been called for it.
+func (r *Resolver) Lookup(ref string, pull PullSecrets) (Result, bool) {
+	scope := r.scopeOf(pull)
 	r.mu.RLock()
-	e, ok := r.cache.aliases[ref]
+	e, ok := r.visible(ref, scope)
 	if !ok {
 		r.mu.RUnlock()
 		r.metrics.misses.Inc()
@@ -244,6 +258,26 @@ func (r *Resolver) Lookup(ref string) (Result, bool) {
 	return res, true
 }
 
+// visible is the entry of ref that a pod of scope sees: its own scope's
+// when resolved, else the shared one when resolved, else whichever exists
+// (its own first). The caller holds r.mu.
+func (r *Resolver) visible(ref, scope string) (*entry, bool) {
+	shared, sharedOK := r.cache.aliases[entryKey{ref, ""}]
+	if scope == "" {
+		return shared, sharedOK
+	}
+	own, ownOK := r.cache.aliases[entryKey{ref, scope}]
+	switch {
+	case ownOK && own.res.State == StateResolved:
+		return own, true
+	case sharedOK && shared.res.State == StateResolved:
+		return shared, true
+	case ownOK:
+		return own, true
+	}
+	return shared, sharedOK
+}
+
 // Want asks for ref to be resolved, with the pod's pull secrets, and
 // registers waiter (e.g. the pod's namespace/name; "" for none) to be
 // passed to OnResolved when the run ends. It never blocks on I/O.
@@ -252,28 +286,63 @@ func (r *Resolver) Lookup(ref string) (Result, bool) {
 // waiter: the caller may hold its pod until then. It returns false when
 // there is nothing to wait for: the facts are known (stale tag facts are
 // refreshed in the background meanwhile), or the image failed recently
-// with these credentials, or resolution is refused for it.
+// with these credentials, or resolution is refused for it, or the image
+// has as many pull-secret scopes under way as it may have.
+//
+// A run uses the credentials of one scope only: a pod with pull secrets
+// is resolved with its own (then the static config's, then anonymous),
+// never with another pod's; a pod without is resolved with the static
+// config's or anonymously.
 func (r *Resolver) Want(ref, waiter string, pull PullSecrets) bool {
+	scope := r.scopeOf(pull)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e, ok := r.cache.aliases[ref]
-	if !ok {
-		e = r.entryFor(ref)
+	shared, sharedOK := r.cache.aliases[entryKey{ref, ""}]
+	var own *entry
+	ownOK := false
+	if scope != "" {
+		own, ownOK = r.cache.aliases[entryKey{ref, scope}]
 	}
-	return r.wantLocked(e, waiter, pull)
+	switch {
+	case ownOK && own.res.State == StateResolved:
+		return r.wantLocked(own, waiter)
+	case sharedOK && (shared.res.State == StateResolved || shared.decided()):
+		// Facts every pod may see (refreshed, when stale, with the
+		// shared credentials), or a refusal no credential changes.
+		return r.wantLocked(shared, "")
+	case scope == "":
+		if !sharedOK {
+			shared = r.entryFor(ref, PullSecrets{})
+		}
+		return r.wantLocked(shared, waiter)
+	case !ownOK:
+		if own = r.entryFor(ref, pull); own == nil {
+			return false
+		}
+	}
+	return r.wantLocked(own, waiter)
 }
 
-// entryFor finds or creates the entry of a reference not yet aliased.
-func (r *Resolver) entryFor(ref string) *entry {
+// entryFor finds or creates the entry of a reference not yet aliased in
+// the scope of pull; nil when the image has maxScopesPerImage scoped
+// entries, all pinned.
+func (r *Resolver) entryFor(ref string, pull PullSecrets) *entry {
+	scope := r.scopeOf(pull)
 	ir, err := parseRef(ref)
 	if err != nil {
 		ir = imageRef{key: ref}
 	}
-	if e, ok := r.cache.entries[ir.key]; ok {
+	if e, ok := r.cache.entries[entryKey{ir.key, scope}]; ok {
 		r.cache.addAlias(e, ref)
 		return e
 	}
-	e := &entry{ref: ir}
+	if scope != "" && !r.cache.roomForScope(ir.key) {
+		return nil
+	}
+	e := &entry{ref: ir, scope: scope}
+	if scope != "" {
+		e.pull = PullSecrets{Namespace: pull.Namespace, Names: slices.Clone(pull.Names)}
+	}
 	switch {
 	case err != nil:
 		e.res = r.failure(ref, "", err)
@@ -283,7 +352,6 @@ func (r *Resolver) entryFor(ref string) *entry {
 	if e.res.State == StateFailed {
 		// Config decides these; no retry will change them.
 		e.freshUntil = r.clock.Now().Add(100 * 365 * 24 * time.Hour)
-		e.triedPulls = nil
 	}
 	r.cache.insert(e)
 	r.cache.addAlias(e, ref)
@@ -295,39 +363,37 @@ func (r *Resolver) failure(image, host string, err error) Result {
 	return Result{State: StateFailed, Class: class, Err: &Error{Image: image, Host: host, Class: class, Detail: detail}}
 }
 
-func (r *Resolver) wantLocked(e *entry, waiter string, pull PullSecrets) bool {
-	if !r.cfg.PodPullSecrets {
-		// Pull secret names change nothing then: one credential set.
-		pull = PullSecrets{}
-	}
+// decided reports a failure that the configuration decides (a registry
+// not allowlisted, a reference that does not parse): no credentials and no
+// retry change it.
+func (e *entry) decided() bool {
+	return e.res.State == StateFailed && (e.res.Class == ClassRefused || e.res.Class == ClassInvalid && e.ref.name == "")
+}
+
+func (r *Resolver) wantLocked(e *entry, waiter string) bool {
 	now := r.clock.Now()
 	switch {
 	case e.res.State == StateResolved:
 		// Known facts are never waited for; stale ones are refreshed in
 		// the background while they are served.
 		if e.ref.isTag() && !now.Before(e.freshUntil) && !e.pending && !e.inflight {
-			e.addPull(pull)
 			r.enqueue(e, now)
 		}
 		return false
-	case e.res.State == StateFailed && (e.res.Class == ClassRefused || e.res.Class == ClassInvalid && e.ref.name == ""):
+	case e.decided():
 		return false
-	case e.res.State == StateFailed && !e.inflight && now.Before(e.freshUntil) && e.triedPulls[pull.key()]:
-		// Failed recently with these credentials. A scheduled retry still
-		// reports to the waiter, who does not wait for it meanwhile.
+	case e.res.State == StateFailed && !e.inflight && now.Before(e.freshUntil):
+		// Failed recently with this scope's credentials. A scheduled
+		// retry still reports to the waiter, who does not wait for it
+		// meanwhile.
 		if !e.retryAt.IsZero() {
 			e.addWaiter(waiter)
 		}
 		return false
 	case e.pending || e.inflight:
-		if e.addPull(pull) && !e.pending {
-			// New credentials while a run goes on: run again after it.
-			r.enqueue(e, now)
-		}
 		e.addWaiter(waiter)
 		return true
 	}
-	e.addPull(pull)
 	e.addWaiter(waiter)
 	r.enqueue(e, now)
 	return true
@@ -341,7 +407,7 @@ func (r *Resolver) enqueue(e *entry, now time.Time) {
 		e.pending = true
 		e.retryAt = time.Time{}
 	})
-	r.queue.Add(e.ref.key)
+	r.queue.Add(e.key())
 }
 
 func (r *Resolver) work(ctx context.Context) {
@@ -357,13 +423,13 @@ func (r *Resolver) work(ctx context.Context) {
 
 // run is one resolution's snapshot of its entry.
 type run struct {
-	e     *entry
-	ref   imageRef
-	rp    *registryPolicy
-	pulls []PullSecrets
+	e    *entry
+	ref  imageRef
+	rp   *registryPolicy
+	pull PullSecrets
 }
 
-func (r *Resolver) process(ctx context.Context, key string) {
+func (r *Resolver) process(ctx context.Context, key entryKey) {
 	rn, ok := r.startRun(key)
 	if !ok {
 		return
@@ -375,7 +441,7 @@ func (r *Resolver) process(ctx context.Context, key string) {
 
 // startRun claims the entry for a run, unless it needs none, or its
 // registry is paused or at its concurrency limit (then it is put back).
-func (r *Resolver) startRun(key string) (run, bool) {
+func (r *Resolver) startRun(key entryKey) (run, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e, ok := r.cache.entries[key]
@@ -396,7 +462,7 @@ func (r *Resolver) startRun(key string) (run, bool) {
 	}
 	r.activeHosts[e.ref.host]++
 	e.pending, e.inflight = false, true
-	return run{e: e, ref: e.ref, rp: r.policy.registryFor(e.ref.host), pulls: append([]PullSecrets(nil), e.pulls...)}, true
+	return run{e: e, ref: e.ref, rp: r.policy.registryFor(e.ref.host), pull: e.pull}, true
 }
 
 // outcome is what one run learnt.
@@ -405,6 +471,9 @@ type outcome struct {
 	digest     string
 	err        *Error
 	retryAfter time.Duration
+	// shared: the facts were obtained anonymously or with the static
+	// docker config, and every pod may see them.
+	shared bool
 }
 
 // resolve asks the registry: each endpoint in turn, each credential in
@@ -417,13 +486,13 @@ func (r *Resolver) resolve(ctx context.Context, rn run) outcome {
 	}
 	att := &attempt{}
 	ctx = withAttempt(ctx, att)
-	creds := r.creds.forImage(ctx, rn.ref.name, rn.pulls)
+	creds := r.creds.forImage(ctx, rn.ref.name, rn.pull)
 	var last *Error
 	for _, ep := range rn.rp.endpointsOf(rn.ref.host) {
 		for _, cr := range creds {
 			ps, digest, err := r.fetchWith(ctx, rn, ep, cr)
 			if err == nil {
-				return outcome{platforms: ps, digest: digest}
+				return outcome{platforms: ps, digest: digest, shared: cr.shared}
 			}
 			class, detail := classify(err)
 			last = &Error{Image: rn.ref.key, Host: ep.host, Class: class, Detail: detail}
@@ -453,7 +522,7 @@ func (r *Resolver) fetchWith(ctx context.Context, rn run, ep endpoint, cr creden
 			// tag instead.
 			return f.platformsOfTag(ctx, rn.ref.tag)
 		}
-		if ps, ok := r.cachedFacts(rn.ref.digestRef(digest).key); ok {
+		if ps, ok := r.cachedFacts(rn.ref.digestRef(digest).key, r.factsScope(rn, cr.shared)); ok {
 			return ps, digest, nil
 		}
 	}
@@ -478,10 +547,29 @@ func headUnsupported(err error) bool {
 		!errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) && !errors.Is(err, syscall.ECONNRESET)
 }
 
-func (r *Resolver) cachedFacts(key string) ([]windows.Platform, bool) {
+// factsScope is the scope that facts a run obtained with a credential
+// belong to: the shared one for anonymous and static credentials, else
+// the run's own.
+func (r *Resolver) factsScope(rn run, shared bool) string {
+	if shared {
+		return ""
+	}
+	return rn.e.scope
+}
+
+// cachedFacts returns the digest's facts that scope may see: its own,
+// else the shared ones. A run that authenticated with shared credentials
+// asks with scope "": it never reads, and so never republishes as shared,
+// the facts of a pull-secret scope.
+func (r *Resolver) cachedFacts(key, scope string) ([]windows.Platform, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	if e, ok := r.cache.entries[key]; ok && e.res.State == StateResolved {
+	if scope != "" {
+		if e, ok := r.cache.entries[entryKey{key, scope}]; ok && e.res.State == StateResolved {
+			return e.res.Platforms, true
+		}
+	}
+	if e, ok := r.cache.entries[entryKey{key, ""}]; ok && e.res.State == StateResolved {
 		return e.res.Platforms, true
 	}
 	return nil, false
@@ -491,10 +579,6 @@ func (r *Resolver) cachedFacts(key string) ([]windows.Platform, bool) {
 func (r *Resolver) finishRun(ctx context.Context, rn run, out outcome, took time.Duration) {
 	logger := klog.FromContext(ctx)
 	now := r.clock.Now()
-	type notice struct {
-		key     string
-		waiters []string
-	}
 	var notices []notice
 
 	r.mu.Lock()
@@ -509,15 +593,27 @@ func (r *Resolver) finishRun(ctx context.Context, rn run, out outcome, took time
 			e.inflight, e.pending = false, false
 			e.res = Result{State: StateResolved, Platforms: out.platforms, Digest: out.digest}
 			e.freshUntil = now.Add(r.cfg.TagTTL)
-			e.retryAt, e.triedPulls, e.autoRetries = time.Time{}, nil, 0
+			e.retryAt, e.autoRetries = time.Time{}, 0
 		})
-		r.backoff.Forget(e.ref.key)
+		r.backoff.Forget(e.key())
 		notices = append(notices, notice{e.ref.key, e.takeWaiters(false)})
+		scope := r.factsScope(rn, out.shared)
+		if scope != e.scope {
+			// A pull-secret scope's run that needed no pull secret: the
+			// facts are everyone's, kept once, in the shared entry.
+			if n := r.storeFacts(rn.ref, "", out, now); len(n.waiters) > 0 {
+				notices = append(notices, n)
+			}
+			if se, ok := r.cache.entries[entryKey{e.ref.key, ""}]; ok && se.res.State == StateResolved && !e.pinned() {
+				r.cache.remove(e)
+			}
+		}
 		if e.ref.isTag() {
-			// The digest's facts never change: keep them for digest
-			// references and for the next HEAD of this tag.
-			if n := r.storeDigestFacts(rn.ref.digestRef(out.digest), out); n.key != "" {
-				notices = append(notices, notice(n))
+			// The digest's facts never change: keep them, in the same
+			// scope, for digest references and for the next HEAD of this
+			// tag.
+			if n := r.storeFacts(rn.ref.digestRef(out.digest), scope, out, now); len(n.waiters) > 0 {
+				notices = append(notices, n)
 			}
 		}
 	} else {
@@ -535,19 +631,15 @@ func (r *Resolver) finishRun(ctx context.Context, rn run, out outcome, took time
 			}
 			e.res = Result{State: StateFailed, Class: out.err.Class, Err: out.err}
 			e.freshUntil = now.Add(r.cfg.NegativeTTL)
-			e.triedPulls = map[string]bool{}
-			for _, p := range rn.pulls {
-				e.triedPulls[p.key()] = true
-			}
 		})
 		retryIn := time.Duration(0)
 		transient := out.err.Class == ClassUnavailable || out.err.Class == ClassRateLimited
 		if transient && e.res.State == StateFailed && e.autoRetries < r.cfg.MaxAutoRetries && !e.pending {
-			retryIn = max(r.backoff.When(e.ref.key), out.retryAfter)
+			retryIn = max(r.backoff.When(e.key()), out.retryAfter)
 			e.autoRetries++
 			r.cache.update(e, func() { e.pending = true })
 			e.retryAt = now.Add(retryIn)
-			r.queue.AddAfter(e.ref.key, retryIn)
+			r.queue.AddAfter(e.key(), retryIn)
 		}
 		// Waiters learn of the failure now; while a retry is scheduled
 		// they stay registered, to learn of its result too.
@@ -573,28 +665,37 @@ func (r *Resolver) finishRun(ctx context.Context, rn run, out outcome, took time
 	}
 }
 
-// storeDigestFacts records facts under repo@digest; it returns the
-// digest entry's waiters when a run of its own was pending.
-func (r *Resolver) storeDigestFacts(ref imageRef, out outcome) (n struct {
+// notice is what OnResolved is told of one entry.
+type notice struct {
 	key     string
 	waiters []string
-}) {
-	de, ok := r.cache.entries[ref.key]
+}
+
+// storeFacts records a run's facts under ref (the tag's repo@digest, or
+// the tag itself in the shared scope) in scope, creating the entry or
+// completing one that has no facts yet; it returns that entry's waiters.
+// The caller holds r.mu.
+func (r *Resolver) storeFacts(ref imageRef, scope string, out outcome, now time.Time) notice {
+	res := Result{State: StateResolved, Platforms: out.platforms, Digest: out.digest}
+	de, ok := r.cache.entries[entryKey{ref.key, scope}]
 	if !ok {
-		de = &entry{ref: ref, res: Result{State: StateResolved, Platforms: out.platforms, Digest: out.digest}}
+		if scope != "" && !r.cache.roomForScope(ref.key) {
+			return notice{}
+		}
+		de = &entry{ref: ref, scope: scope, res: res, freshUntil: now.Add(r.cfg.TagTTL)}
 		r.cache.insert(de)
-		return n
+		return notice{}
 	}
 	if de.res.State == StateResolved || de.inflight {
-		return n
+		return notice{}
 	}
 	r.cache.update(de, func() {
 		de.pending = false
-		de.res = Result{State: StateResolved, Platforms: out.platforms, Digest: out.digest}
-		de.retryAt, de.triedPulls, de.autoRetries = time.Time{}, nil, 0
+		de.res = res
+		de.freshUntil = now.Add(r.cfg.TagTTL)
+		de.retryAt, de.autoRetries = time.Time{}, 0
 	})
-	n.key, n.waiters = ref.key, de.takeWaiters(false)
-	return n
+	return notice{ref.key, de.takeWaiters(false)}
 }
 
 func formatPlatforms(ps []windows.Platform) string {

@@ -224,7 +224,7 @@ func TestPullSecrets(t *testing.T) {
 	if !h.Want(ref, "shop/b", stale) {
 		t.Fatalf("Want with new credentials did not retry")
 	}
-	res = h.awaitState(t, ref, func(Result) bool { return len(h.reportsTo("shop/b")) > 0 })
+	res = h.awaitState(t, ref, stale, func(Result) bool { return len(h.reportsTo("shop/b")) > 0 })
 	if res.State != StateFailed || res.Class != ClassUnauthorized {
 		t.Fatalf("stale secret: %v %v %v", res.State, res.Class, res.Err)
 	}
@@ -237,7 +237,7 @@ func TestPullSecrets(t *testing.T) {
 	if !h.Want(ref, "shop/c", both) {
 		t.Fatalf("Want with new credentials did not retry")
 	}
-	res = h.awaitState(t, ref, func(res Result) bool { return res.State == StateResolved })
+	res = h.awaitState(t, ref, both, func(res Result) bool { return res.State == StateResolved })
 	if diff := res.Platforms; len(diff) != 1 || diff[0] != win17763 {
 		t.Fatalf("platforms = %+v", res.Platforms)
 	}
@@ -279,7 +279,7 @@ func TestRetryAfter(t *testing.T) {
 	if !h.Want(ref, "pod", PullSecrets{}) {
 		t.Fatalf("Want did not queue")
 	}
-	res := h.awaitState(t, ref, func(res Result) bool { return res.State != StatePending })
+	res := h.awaitState(t, ref, PullSecrets{}, func(res Result) bool { return res.State != StatePending })
 	if res.State != StateFailed || res.Class != ClassRateLimited {
 		t.Fatalf("first run: %v %v %v", res.State, res.Class, res.Err)
 	}
@@ -289,7 +289,7 @@ func TestRetryAfter(t *testing.T) {
 	if h.Want(ref, "pod2", PullSecrets{}) {
 		t.Errorf("Want during the Retry-After pause asked the pod to wait")
 	}
-	res = h.awaitState(t, ref, func(res Result) bool { return res.State == StateResolved })
+	res = h.awaitState(t, ref, PullSecrets{}, func(res Result) bool { return res.State == StateResolved })
 	heads := s.Times(http.MethodHead, "manifests")
 	if len(heads) < 2 || heads[1].Sub(heads[0]) < time.Second {
 		t.Fatalf("retry came %v after the 429, want >= Retry-After (1s)", heads[1].Sub(heads[0]))
@@ -319,7 +319,7 @@ func TestDedupe(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	h.awaitState(t, ref, func(res Result) bool { return res.State == StateResolved })
+	h.awaitState(t, ref, PullSecrets{}, func(res Result) bool { return res.State == StateResolved })
 	if head, get := s.Count(http.MethodHead, "manifests"), s.Count(http.MethodGet, "manifests"); head != 1 || get != 1 {
 		t.Errorf("100 Wants made %d HEADs and %d manifest GETs, want 1 and 1", head, get)
 	}
@@ -374,7 +374,7 @@ func TestCacheBound(t *testing.T) {
 		t.Errorf("per-kind counts sum to %d, entries %d", total, len(c.entries))
 	}
 	for alias, e := range c.aliases {
-		if c.entries[e.ref.key] != e {
+		if c.entries[e.key()] != e {
 			t.Errorf("alias %q points to an evicted entry", alias)
 		}
 	}
@@ -468,26 +468,26 @@ func TestTagMoves(t *testing.T) {
 
 	// Same digest after the TTL: HEAD only.
 	clk.SetTime(clk.Now().Add(2 * time.Minute))
-	if res, _ := h.Lookup(ref); !res.Stale {
+	if res, _ := h.Lookup(ref, PullSecrets{}); !res.Stale {
 		t.Fatalf("facts past the TTL not marked stale")
 	}
 	gets := s.Count(http.MethodGet, "manifests")
 	if h.Want(ref, "pod", PullSecrets{}) {
 		t.Errorf("Want on stale facts asked the pod to wait")
 	}
-	h.awaitState(t, ref, func(res Result) bool { return !res.Stale })
+	h.awaitState(t, ref, PullSecrets{}, func(res Result) bool { return !res.Stale })
 	if n := s.Count(http.MethodGet, "manifests"); n != gets {
 		t.Errorf("refresh of an unchanged tag made %d manifest GETs", n-gets)
 	}
 
 	// Re-pushed with another build: served old until the TTL, new after.
 	s.Push(t, "app:latest", registrytest.WindowsImage(t, v20348))
-	if res, _ := h.Lookup(ref); res.Platforms[0] != win17763 || res.Stale {
+	if res, _ := h.Lookup(ref, PullSecrets{}); res.Platforms[0] != win17763 || res.Stale {
 		t.Fatalf("before the TTL: %+v", res)
 	}
 	clk.SetTime(clk.Now().Add(2 * time.Minute))
 	h.Want(ref, "", PullSecrets{})
-	res := h.awaitState(t, ref, func(res Result) bool { return res.Digest != first.Digest })
+	res := h.awaitState(t, ref, PullSecrets{}, func(res Result) bool { return res.Digest != first.Digest })
 	if res.Platforms[0] != win20348 || res.Stale {
 		t.Fatalf("after the TTL: %+v", res)
 	}
@@ -498,7 +498,7 @@ func TestTagMoves(t *testing.T) {
 func TestLookupHitAllocatesNothing(t *testing.T) {
 	r, ref := resolverWithHit(t)
 	if allocs := testing.AllocsPerRun(1000, func() {
-		if res, ok := r.Lookup(ref); !ok || res.State != StateResolved {
+		if res, ok := r.Lookup(ref, PullSecrets{}); !ok || res.State != StateResolved {
 			t.Fatal("miss")
 		}
 	}); allocs != 0 {
@@ -511,7 +511,7 @@ func BenchmarkLookupHit(b *testing.B) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, ok := r.Lookup(ref); !ok {
+			if _, ok := r.Lookup(ref, PullSecrets{}); !ok {
 				b.Fatal("miss")
 			}
 		}
@@ -568,7 +568,7 @@ func TestStaleFactsOutliveOutage(t *testing.T) {
 		t.Fatalf("Want held a pod whose image has stale facts")
 	}
 	// The failed refresh moves the next one a negative TTL away.
-	res := h.awaitState(t, ref, func(res Result) bool { return !res.Stale })
+	res := h.awaitState(t, ref, PullSecrets{}, func(res Result) bool { return !res.Stale })
 	if res.State != StateResolved || res.Platforms[0] != win17763 {
 		t.Fatalf("after a failed refresh: %+v", res)
 	}

@@ -115,14 +115,15 @@ func newHarness(t *testing.T, cfg Config) *harness {
 func (h *harness) await(t *testing.T, ref string, pull PullSecrets) Result {
 	t.Helper()
 	h.Want(ref, "", pull)
-	return h.awaitState(t, ref, func(res Result) bool { return res.State != StatePending })
+	return h.awaitState(t, ref, pull, func(res Result) bool { return res.State != StatePending })
 }
 
-func (h *harness) awaitState(t *testing.T, ref string, done func(Result) bool) Result {
+// awaitState waits until what a pod with pull sees of ref is done.
+func (h *harness) awaitState(t *testing.T, ref string, pull PullSecrets, done func(Result) bool) Result {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		res, ok := h.Lookup(ref)
+		res, ok := h.Lookup(ref, pull)
 		if ok && done(res) {
 			return res
 		}

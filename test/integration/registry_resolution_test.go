@@ -89,6 +89,7 @@ func TestRegistryResolution(t *testing.T) {
 	t.Run("entry without os.version fits any Windows build", r.anyBuild)
 	t.Run("registry down", r.registryDown)
 	t.Run("credentials from imagePullSecrets", r.pullSecrets)
+	t.Run("pull-secret facts stay in their namespace", r.tenantFacts)
 	t.Run("held pod binds once its image resolves", r.heldPod)
 	t.Run("slow registry delays only pods with new images", r.slowRegistry)
 	t.Run("an index past maxIndexEntries is refused; ordinary pods schedule", r.hostileIndex)
@@ -415,6 +416,96 @@ func (r *resolutionEnv) pullSecrets(t *testing.T) {
 	r.landsOn(ns, without, oracle.Build2019, oracle.Build2022, oracle.Build2025)
 	if msg := r.event(ns, without[0], "ImagePlatformsUnknown"); !strings.Contains(msg, "denied access") || !strings.Contains(msg, anonymous) {
 		t.Errorf("event %q does not say the registry denied access to %s", msg, anonymous)
+	}
+}
+
+// grantPullSecret creates a pull secret for host in ns, with password,
+// and lets the scheduler read it by name.
+func (r *resolutionEnv) grantPullSecret(ns, name, host, password string) {
+	r.t.Helper()
+	_, err := r.client.CoreV1().Secrets(ns).Create(r.ctx, &v1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Type:       v1.SecretTypeDockerConfigJson,
+		Data:       map[string][]byte{v1.DockerConfigJsonKey: registrytest.DockerConfigJSON(r.reg.Username, password, host)},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if _, err := r.client.RbacV1().Roles(ns).Create(r.ctx, &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: "scheduler-pull-secrets"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}, ResourceNames: []string{name}}},
+	}, metav1.CreateOptions{}); err != nil {
+		r.t.Fatal(err)
+	}
+	if _, err := r.client.RbacV1().RoleBindings(ns).Create(r.ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "scheduler-pull-secrets"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "scheduler-pull-secrets"},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "system:kube-scheduler"}},
+	}, metav1.CreateOptions{}); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// tenantFacts: namespace A resolves its private image with its pull
+// secret and its pods land where the registry says. Pods of namespace B
+// that name the same image, by tag or by digest, with no secret or with a
+// wrong one, are not placed from A's facts: the registry is asked for them
+// with B's own credentials, refuses them, and they follow onFailure (the
+// tag rules) with an Event that names the refusal.
+func (r *resolutionEnv) tenantFacts(t *testing.T) {
+	r = r.sub(t)
+	nsA, nsB := r.namespace(), r.namespace()
+	// Through a proxy of its own, which counts the requests.
+	host := r.slow.Host
+	artifact, err := single(win(registryserver.OSVersion2022)).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := r.reg.Push(r.ctx, "contoso/tenant-private:3", artifact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := host + "/contoso/tenant-private:3"
+	byDigest := host + "/contoso/tenant-private@" + d.DigestStr()
+	r.grantPullSecret(nsA, "regcred", host, r.reg.Password)
+	r.grantPullSecret(nsB, "regcred", host, "not-the-password")
+	withSecret := func(p *v1.Pod) {
+		windowsOS(p)
+		p.Spec.ImagePullSecrets = []v1.LocalObjectReference{{Name: "regcred"}}
+	}
+
+	a := r.schedule(nsA, profilePullSecrets, "a", 2, withSecret, img)
+	r.landsOn(nsA, a, oracle.Build2022, oracle.Build2025)
+
+	asked := r.slow.Requests()
+	b := map[string]string{} // pod -> image
+	for _, name := range r.schedule(nsB, profilePullSecrets, "no-secret", 1, windowsOS, img) {
+		b[name] = img
+	}
+	for _, name := range r.schedule(nsB, profilePullSecrets, "wrong-secret", 1, withSecret, img) {
+		b[name] = img
+	}
+	for _, name := range r.schedule(nsB, profilePullSecrets, "by-digest", 1, windowsOS, byDigest) {
+		b[name] = byDigest
+	}
+	// And a pod of A beside them, at the same time: B's pods are not
+	// resolved with its secret either.
+	beside := r.schedule(nsA, profilePullSecrets, "beside", 1, withSecret, img)
+	var bPods []string
+	for pod, image := range b {
+		bPods = append(bPods, pod)
+		if msg := r.event(nsB, pod, "ImagePlatformsUnknown"); !strings.Contains(msg, "denied access") || !strings.Contains(msg, image) {
+			t.Errorf("pod %s/%s: event %q does not say the registry denied access to %s", nsB, pod, msg, image)
+		}
+	}
+	if n := r.slow.Requests() - asked; n == 0 {
+		t.Errorf("the registry was not asked for namespace B's pods")
+	}
+	// Under the tag rules they may land on any Windows build.
+	r.landsOn(nsB, bPods, oracle.Build2019, oracle.Build2022, oracle.Build2025)
+	r.landsOn(nsA, beside, oracle.Build2022, oracle.Build2025)
+	if msg := r.lastEvent(nsA, beside[0], "ImagePlatformsUnknown"); msg != "" {
+		t.Errorf("namespace A's pod was not resolved with its secret: %s", msg)
 	}
 }
 

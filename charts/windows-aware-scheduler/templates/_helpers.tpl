@@ -101,4 +101,7 @@ the scheduler reads them.
 {{- if and $chart.pullSecretNamespaces (not (and $on ($res.credentials | default dict).podPullSecrets)) }}
 {{- fail "imageResolution.pullSecretNamespaces lets the scheduler read Secrets it would not use: it needs pluginArgs.imageResolution.credentials.podPullSecrets=true and a scope other than None" }}
 {{- end }}
+{{- if and $chart.pullSecretNames (not $chart.pullSecretNamespaces) }}
+{{- fail "imageResolution.pullSecretNames names the Secrets of the Roles of imageResolution.pullSecretNamespaces, which lists no namespace" }}
+{{- end }}
 {{- end }}

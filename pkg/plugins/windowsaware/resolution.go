@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/clock"
@@ -89,10 +90,41 @@ const maxHeld = 50000
 // resolution is off.
 func newResolution(ctx context.Context, args *config.ImageResolution, h fwk.Handle) (*resolution, error) {
 	var getSecret imageinspect.SecretGetter
-	if h != nil && h.ClientSet() != nil {
-		getSecret = SecretGetterOf(h.ClientSet())
+	if imageinspect.Enabled(args) && args.Credentials.PodPullSecrets && h != nil {
+		client, err := PullSecretClient(h.KubeConfig(), h.ClientSet())
+		if err != nil {
+			return nil, fmt.Errorf("imageResolution: %w", err)
+		}
+		if client != nil {
+			getSecret = SecretGetterOf(client)
+		}
 	}
 	return startResolution(ctx, args, h, getSecret)
+}
+
+// Pull-secret reads go through a client of their own, so that they never
+// spend the rate limit of the client that binds pods; the resolver
+// deduplicates, caches and bounds them besides.
+const (
+	pullSecretQPS   = 5
+	pullSecretBurst = 10
+)
+
+// PullSecretClient is the client pull secrets are read with: one built
+// from cfg with its own rate limit and user agent, or fallback when there
+// is no rest config (a framework built in tests).
+func PullSecretClient(cfg *rest.Config, fallback kubernetes.Interface) (kubernetes.Interface, error) {
+	if cfg == nil || cfg.Host == "" {
+		return fallback, nil
+	}
+	own := rest.CopyConfig(cfg)
+	own.QPS, own.Burst, own.RateLimiter = pullSecretQPS, pullSecretBurst, nil
+	own.UserAgent = rest.DefaultKubernetesUserAgent() + "/pull-secrets"
+	client, err := kubernetes.NewForConfig(own)
+	if err != nil {
+		return nil, fmt.Errorf("the client for pull secrets: %w", err)
+	}
+	return client, nil
 }
 
 // SecretGetterOf reads pull secrets through client.
@@ -206,16 +238,17 @@ func (pl *WindowsAware) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 		return nil
 	}
 	var waiting string
+	pulls := pullSecretsOf(pod)
 	forEachImage(pod, func(ref string) bool {
 		if !pl.wantsRegistry(ref) {
 			return true
 		}
-		r, known := res.resolver.Lookup(ref)
+		r, known := res.resolver.Lookup(ref, pulls)
 		switch {
 		case known && r.State == imageinspect.StateResolved:
 			if r.Stale {
 				// Served meanwhile; refreshed in the background.
-				res.resolver.Want(ref, "", pullSecretsOf(pod))
+				res.resolver.Want(ref, "", pulls)
 			}
 			return true
 		case known && r.State == imageinspect.StateFailed:
@@ -223,7 +256,7 @@ func (pl *WindowsAware) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 			// same pull secrets, the resolver declines at once and the
 			// pod goes on to onFailure; past it, or with other
 			// secrets, a new attempt is worth waiting for.
-			if !res.resolver.Want(ref, podKey(pod), pullSecretsOf(pod)) {
+			if !res.resolver.Want(ref, podKey(pod), pulls) {
 				return true
 			}
 		}
@@ -238,7 +271,6 @@ func (pl *WindowsAware) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 		return nil // held long enough: PreFilter applies onFailure
 	}
 	key := podKey(pod)
-	pulls := pullSecretsOf(pod)
 	queued := false
 	forEachImage(pod, func(ref string) bool {
 		if pl.wantsRegistry(ref) && res.resolver.Want(ref, key, pulls) {
@@ -346,7 +378,7 @@ func (res *resolution) activate(key string) {
 // the resolver for what it does not know and records an Event for what the
 // registry could not tell.
 func (res *resolution) platformsOf(pod *v1.Pod, ref string, quiet bool) (platforms []windows.Platform, known bool, err error) {
-	r, ok := res.resolver.Lookup(ref)
+	r, ok := res.resolver.Lookup(ref, pullSecretsOf(pod))
 	if quiet {
 		if ok && r.State == imageinspect.StateResolved {
 			return r.Platforms, true, nil
@@ -417,8 +449,15 @@ func (res *resolution) warn(pod *v1.Pod, ref, msg string) {
 
 func podKey(pod *v1.Pod) string { return pod.Namespace + "/" + pod.Name }
 
+// pullSecretsOf is the pod's credential scope: the facts it may see and
+// the credentials it is resolved with. It allocates only for a pod that
+// names pull secrets.
 func pullSecretsOf(pod *v1.Pod) imageinspect.PullSecrets {
 	p := imageinspect.PullSecrets{Namespace: pod.Namespace}
+	if len(pod.Spec.ImagePullSecrets) == 0 {
+		return p
+	}
+	p.Names = make([]string, 0, len(pod.Spec.ImagePullSecrets))
 	for _, s := range pod.Spec.ImagePullSecrets {
 		p.Names = append(p.Names, s.Name)
 	}

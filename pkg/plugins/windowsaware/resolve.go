@@ -105,7 +105,7 @@ func (pl *WindowsAware) Resolve(ctx context.Context, pod *v1.Pod) error {
 			if !pl.wantsRegistry(ref) {
 				return true
 			}
-			r, known := res.resolver.Lookup(ref)
+			r, known := res.resolver.Lookup(ref, pulls)
 			switch {
 			case known && r.State == imageinspect.StateResolved:
 				return true

@@ -1,0 +1,169 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package imageinspect
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// Bounds of the pull-secret reads. A Secret is read at most once per
+// secretTTL (a rotated secret is seen within it), concurrent reads of one
+// Secret share one GET, at most maxSecretReads GETs are under way at
+// once, and at most maxCachedSecrets Secrets (of at most
+// maxCachedSecretBytes of registry credentials together) are kept.
+const (
+	secretTTL            = time.Minute
+	maxCachedSecrets     = 1024
+	maxCachedSecretBytes = 16 << 20
+	maxSecretReads       = 4
+)
+
+// secretKey names one Secret.
+type secretKey struct{ namespace, name string }
+
+// cachedSecret is what is kept of one Secret read: only its type and its
+// registry credentials, or that it could not be read (absent, or not
+// readable by the scheduler: asking again within the TTL would not help).
+type cachedSecret struct {
+	secret  *v1.Secret
+	err     error
+	size    int
+	expires time.Time
+}
+
+// secretReader reads pull secrets sparingly: it deduplicates and caches
+// GETs per Secret, bounds them in number, in flight and in memory, so that
+// pods naming the same secret, or many secrets, cost the API server a
+// bounded number of reads.
+type secretReader struct {
+	get SecretGetter
+	now func() time.Time
+	// reads bounds the GETs under way.
+	reads chan struct{}
+
+	flights singleflight.Group
+	mu      sync.Mutex
+	cached  map[secretKey]cachedSecret
+	bytes   int
+}
+
+func newSecretReader(get SecretGetter, now func() time.Time) *secretReader {
+	return &secretReader{get: get, now: now, reads: make(chan struct{}, maxSecretReads), cached: map[secretKey]cachedSecret{}}
+}
+
+// read returns the Secret's type and registry credentials, from the cache
+// while fresh, else from one GET shared by every concurrent caller.
+func (s *secretReader) read(ctx context.Context, namespace, name string) (*v1.Secret, error) {
+	k := secretKey{namespace, name}
+	now := s.now()
+	s.mu.Lock()
+	c, ok := s.cached[k]
+	s.mu.Unlock()
+	if ok && now.Before(c.expires) {
+		return c.secret, c.err
+	}
+	v, err, _ := s.flights.Do(namespace+"/"+name, func() (any, error) {
+		// A flight that ended since the look above has stored it.
+		s.mu.Lock()
+		c, ok := s.cached[k]
+		s.mu.Unlock()
+		if ok && s.now().Before(c.expires) {
+			if c.err != nil {
+				return nil, c.err
+			}
+			return c.secret, nil
+		}
+		select {
+		case s.reads <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		secret, err := s.get(ctx, namespace, name)
+		<-s.reads
+		if err != nil {
+			if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
+				s.store(k, cachedSecret{err: err})
+			}
+			return nil, err
+		}
+		kept := credentialsOnly(secret)
+		s.store(k, cachedSecret{secret: kept})
+		return kept, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*v1.Secret), nil
+}
+
+// credentialsOnly keeps of a Secret what a docker keyring reads.
+func credentialsOnly(secret *v1.Secret) *v1.Secret {
+	kept := &v1.Secret{Type: secret.Type, Data: map[string][]byte{}}
+	kept.Name, kept.Namespace = secret.Name, secret.Namespace
+	for _, k := range []string{v1.DockerConfigJsonKey, v1.DockerConfigKey} {
+		if d, ok := secret.Data[k]; ok {
+			kept.Data[k] = d
+		}
+	}
+	return kept
+}
+
+// store keeps c within the bounds: expired entries go first, then any.
+func (s *secretReader) store(k secretKey, c cachedSecret) {
+	if c.secret != nil {
+		for _, d := range c.secret.Data {
+			c.size += len(d)
+		}
+	}
+	if c.size > maxCachedSecretBytes/4 {
+		return // read again next time rather than crowd out the others
+	}
+	now := s.now()
+	c.expires = now.Add(secretTTL)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old, ok := s.cached[k]; ok {
+		s.bytes -= old.size
+		delete(s.cached, k)
+	}
+	if len(s.cached) >= maxCachedSecrets || s.bytes+c.size > maxCachedSecretBytes {
+		for ok, v := range s.cached {
+			if !now.Before(v.expires) {
+				s.drop(ok)
+			}
+		}
+		for ok := range s.cached {
+			if len(s.cached) < maxCachedSecrets && s.bytes+c.size <= maxCachedSecretBytes {
+				break
+			}
+			s.drop(ok)
+		}
+	}
+	s.cached[k] = c
+	s.bytes += c.size
+}
+
+func (s *secretReader) drop(k secretKey) {
+	s.bytes -= s.cached[k].size
+	delete(s.cached, k)
+}
