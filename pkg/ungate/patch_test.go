@@ -19,7 +19,11 @@ package ungate
 import (
 	"context"
 	"encoding/json"
-	"net"
+	"encoding/pem"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -179,30 +183,28 @@ func TestUngateWithoutLosses(t *testing.T) {
 // once by the controller that finds it, whatever its own start, even
 // while its registry does not answer.
 func TestUngateDeadlineFromPodAge(t *testing.T) {
-	// A registry that accepts connections and never answers.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	// A registry that takes requests and never answers them, within a
+	// request timeout longer than the test.
+	hang := httptest.NewTLSServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	t.Cleanup(func() {
+		hang.CloseClientConnections()
+		hang.Close()
+	})
+	caFile := filepath.Join(t.TempDir(), "ca.crt")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hang.Certificate().Raw}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { _ = c.Close() })
-		}
-	}()
+	host := strings.TrimPrefix(hang.URL, "https://")
 	const timeout = time.Minute
-	args := gatingArgs(l.Addr().String(), "", config.OnFailureTagRules, timeout)
-	pod := gatedPod(t, args, l.Addr().String()+"/web:1", metav1.NewTime(time.Now().Add(-2*timeout)))
+	args := gatingArgs(host, caFile, config.OnFailureTagRules, timeout)
+	args.ImageResolution.RequestTimeout = metav1.Duration{Duration: 10 * time.Minute}
+	pod := gatedPod(t, args, host+"/web:1", metav1.NewTime(time.Now().Add(-2*timeout)))
 	client := fake.NewClientset(pod)
 	enforceResourceVersion(client)
 
 	start := time.Now()
 	recorded, _ := runUntilUngated(t, client, args, Options{Workers: 1})
-	if took := time.Since(start); took > timeout/2 {
+	if took := time.Since(start); took > 5*lateGrace {
 		t.Errorf("a pod gated for %s waited %s more", 2*timeout, took)
 	}
 	if len(recorded) != 1 || !strings.Contains(recorded[0], "Warning ImagePlatformsUnknown") {
