@@ -279,18 +279,19 @@ func (e *env) clientOf(kubeconfig string) kubernetes.Interface {
 func (e *env) waitUngatePolicy(kubeconfig string) {
 	e.t.Helper()
 	client := e.clientOf(kubeconfig)
+	ns := e.namespace()
 	probe := newPod(fmt.Sprintf("ungate-policy-probe-%d", time.Now().UnixNano()%100000), "no-such-scheduler", "registry.example.com/probe:1")
 	probe.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: publish.GatePlatform}}
-	if _, err := e.client.CoreV1().Pods("default").Create(e.ctx, probe, metav1.CreateOptions{}); err != nil {
+	if _, err := e.client.CoreV1().Pods(ns).Create(e.ctx, probe, metav1.CreateOptions{}); err != nil {
 		e.t.Fatal(err)
 	}
 	defer func() {
-		_ = e.client.CoreV1().Pods("default").Delete(context.Background(), probe.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+		_ = e.client.CoreV1().Pods(ns).Delete(context.Background(), probe.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
 	}()
 	patch := []byte(`{"metadata":{"labels":{"probe":"x"}}}`)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		_, err := client.CoreV1().Pods("default").Patch(e.ctx, probe.Name, types.MergePatchType, patch, metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
+		_, err := client.CoreV1().Pods(ns).Patch(e.ctx, probe.Name, types.MergePatchType, patch, metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
 		if apierrors.IsForbidden(err) || apierrors.IsInvalid(err) {
 			if strings.Contains(err.Error(), "windows-aware-publish-ungate") {
 				return
