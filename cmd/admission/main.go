@@ -25,6 +25,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -54,13 +55,16 @@ type options struct {
 	limits        serverLimits // zero: defaultServerLimits
 	metricsAuth   metricsAuthOptions
 	version       bool
-	ungate        ungateOptions
+	// webhook: serve the webhook; false runs the gate remover alone
+	// (controller-only mode, under an identity of its own).
+	webhook bool
+	ungate  ungateOptions
 }
 
 func newCommand() *cobra.Command {
 	o := &options{}
 	cmd := &cobra.Command{
-		Use:   "admission --config FILE (--tls-cert-file FILE --tls-private-key-file FILE | --tls-secret NS/NAME --tls-service NAME --webhook-configuration NAME)",
+		Use:   "admission --config FILE (--tls-cert-file FILE --tls-private-key-file FILE | --tls-secret NS/NAME --tls-service NAME --webhook-configuration NAME | --webhook=false --ungate)",
 		Short: "The publish-mode webhook: writes the windows-aware profile's constraints into pods at creation",
 		Long: `The publish-mode webhook of windows-aware. At the CREATE of a pod whose
 schedulerName is the windows-aware profile's, it adds what the profile's
@@ -79,10 +83,13 @@ its replicas and renewed before they expire, whose CA it patches into its
 MutatingWebhookConfiguration.
 
 When the profile's imageResolution gates pods (the scheduling gate
-` + publish.GatePlatform + `), the replica that holds a Lease also
-resolves the images of the gated pods, writes what their registries tell and
-removes the gate in one update; after gateTimeout, or when a registry fails,
-it removes the gate under onFailure with a Warning Event.`,
+` + publish.GatePlatform + `), a second Deployment runs it with
+--webhook=false --ungate, under a ServiceAccount of its own: the replica that
+holds a Lease resolves the images of the gated pods, writes what their
+registries tell and removes the gate in one patch; after gateTimeout, or when
+a registry fails, it removes the gate under onFailure with a Warning Event,
+and when the API server refuses what it writes, it removes the gate alone.
+The webhook itself then needs no right on pods.`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -107,6 +114,8 @@ it removes the gate under onFailure with a Warning Event.`,
 	fs.DurationVar(&o.shutdownDelay, "shutdown-delay", 5*time.Second,
 		"on SIGTERM, how long to keep serving while /readyz fails, so that the Service stops sending requests first")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.BoolVar(&o.webhook, "webhook", true,
+		"serve the webhook; --webhook=false --ungate runs the controller that removes publish gates alone, with no TLS and no webhook port")
 	o.ungate.addFlags(fs)
 	o.metricsAuth.addFlags(fs)
 	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
@@ -116,8 +125,13 @@ it removes the gate under onFailure with a Warning Event.`,
 }
 
 func (o *options) run(ctx context.Context) error {
-	if err := o.validateTLS(); err != nil {
-		return err
+	if !o.webhook && !o.ungate.enabled {
+		return errors.New("--webhook=false runs the controller alone: give --ungate")
+	}
+	if o.webhook {
+		if err := o.validateTLS(); err != nil {
+			return err
+		}
 	}
 	profile, err := explain.LoadProfile(o.config, o.profile)
 	if err != nil {
@@ -128,7 +142,14 @@ func (o *options) run(ctx context.Context) error {
 		return err
 	}
 	logger := klog.FromContext(ctx)
-	logger.Info("Starting", "version", versionString(), "profile", profile.Name, "address", fmt.Sprintf("%s:%d", o.bindAddress, o.port))
+	if !o.webhook && !gates(profile.Args) {
+		return fmt.Errorf("profile %q gates no pods (imageResolution off, or gateTimeout 0): there are no gates to remove", profile.Name)
+	}
+	if o.webhook {
+		logger.Info("Starting", "version", versionString(), "profile", profile.Name, "address", fmt.Sprintf("%s:%d", o.bindAddress, o.port))
+	} else {
+		logger.Info("Starting the controller alone", "version", versionString(), "profile", profile.Name, "metrics", o.ungate.metricsAddress)
+	}
 	ungateCtx, stopUngating := context.WithCancel(ctx)
 	defer stopUngating()
 	waitUngating, err := o.ungate.start(ungateCtx, logger, profile)
@@ -139,6 +160,9 @@ func (o *options) run(ctx context.Context) error {
 		stopUngating()
 		waitUngating() // the Lease is released for the next replica
 	}()
+	if !o.webhook {
+		return serveControllerMetrics(ctx, logger, o.ungate.metricsAddress)
+	}
 	return serve(ctx, logger, publisher, o)
 }
 

@@ -42,9 +42,11 @@ import (
 // ungateOptions configure the controller that removes the publish gate.
 // It runs only when the profile gates pods (imageResolution on, with a
 // gateTimeout), and then needs the API: a kubeconfig, or the pod's own
-// ServiceAccount.
+// ServiceAccount. It is meant to run alone (--webhook=false), under an
+// identity that may patch pods, apart from the webhook's, which may not.
 type ungateOptions struct {
 	enabled        bool
+	metricsAddress string
 	kubeconfig     string
 	timeout        time.Duration
 	workers        int
@@ -53,8 +55,11 @@ type ungateOptions struct {
 }
 
 func (u *ungateOptions) addFlags(fs *pflag.FlagSet) {
-	fs.BoolVar(&u.enabled, "ungate", true,
-		"when the profile's imageResolution gates pods, resolve their images and remove the gate "+publish.GatePlatform+" (on the replica that holds the Lease)")
+	fs.BoolVar(&u.enabled, "ungate", false,
+		"when the profile's imageResolution gates pods, resolve their images and remove the gate "+publish.GatePlatform+" (on the replica that holds the Lease); "+
+			"with --webhook=false, under an identity apart from the webhook's")
+	fs.StringVar(&u.metricsAddress, "metrics-bind-address", "127.0.0.1:9444",
+		"with --webhook=false: the address of /healthz and /metrics over plain HTTP (loopback by default; empty for none)")
 	fs.StringVar(&u.kubeconfig, "kubeconfig", "", "kubeconfig of the API server, for removing gates and for --tls-secret (default: the in-cluster ServiceAccount)")
 	fs.DurationVar(&u.timeout, "ungate-timeout", 0, "the longest a gated pod waits for its registry before onFailure applies (default: the profile's imageResolution.gateTimeout)")
 	fs.IntVar(&u.workers, "ungate-workers", ungate.DefaultWorkers, "gated pods worked on at once")

@@ -19,47 +19,100 @@ package main
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/windows-aware/windows-aware/internal/manifest"
 )
 
-// TestGateRBAC holds manifests/publish-gate/rbac.yaml to what removing
-// gates takes: the Lease the binary stands for by default, and pods
-// updated, not patched or deleted.
+// TestGateRBAC holds manifests/publish-gate to least privilege: the gate
+// remover runs in its own Deployment (--webhook=false --ungate) under a
+// ServiceAccount of its own, which may patch pods (not update or delete
+// them) and hold the Lease the binary stands for by default; the webhook's
+// ServiceAccount gets no right on pods; and the shipped
+// ValidatingAdmissionPolicy binds to the gate remover's identity, with Deny.
 func TestGateRBAC(t *testing.T) {
-	objs, err := manifest.ReadFile(filepath.Join("..", "..", "manifests", "publish-gate", "rbac.yaml"))
-	if err != nil {
-		t.Fatal(err)
+	dir := filepath.Join("..", "..", "manifests", "publish-gate")
+	var objs []any
+	for _, f := range []string{"rbac.yaml", "serviceaccount.yaml", "deployment.yaml", "policy.yaml"} {
+		got, err := manifest.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range got {
+			objs = append(objs, o)
+		}
 	}
 	lease := newCommand().Flags().Lookup("leader-elect-resource-name").DefValue
-	var leaseNamed, podsUpdated bool
+	const remover = "windows-aware-publish-ungate"
+	var leaseNamed, podsPatched, deployed, policyBound bool
+	roles := map[string][]rbacv1.PolicyRule{}
 	for _, o := range objs {
-		var rules []rbacv1.PolicyRule
 		switch o := o.(type) {
 		case *rbacv1.ClusterRole:
-			rules = o.Rules
+			roles["ClusterRole/"+o.Name] = o.Rules
 		case *rbacv1.Role:
-			rules = o.Rules
+			roles["Role/"+o.Name] = o.Rules
 		}
-		for _, r := range rules {
-			if slices.Contains(r.Resources, "leases") && slices.Contains(r.Verbs, "update") {
-				leaseNamed = slices.Equal(r.ResourceNames, []string{lease})
+	}
+	for _, o := range objs {
+		switch o := o.(type) {
+		case *rbacv1.ClusterRoleBinding, *rbacv1.RoleBinding:
+			var ref rbacv1.RoleRef
+			var subjects []rbacv1.Subject
+			switch b := o.(type) {
+			case *rbacv1.ClusterRoleBinding:
+				ref, subjects = b.RoleRef, b.Subjects
+			case *rbacv1.RoleBinding:
+				ref, subjects = b.RoleRef, b.Subjects
 			}
-			if slices.Contains(r.Resources, "pods") {
-				podsUpdated = slices.Contains(r.Verbs, "update")
-				if slices.Contains(r.Verbs, "delete") || slices.Contains(r.Verbs, "patch") || slices.Contains(r.Verbs, "*") {
-					t.Errorf("pods verbs %v: more than removing gates takes", r.Verbs)
+			for _, s := range subjects {
+				if s.Name != remover {
+					t.Errorf("%s/%s grants removing gates to %s, not to the gate remover's ServiceAccount", ref.Kind, ref.Name, s.Name)
 				}
 			}
+			for _, r := range roles[ref.Kind+"/"+ref.Name] {
+				if slices.Contains(r.Resources, "leases") && slices.Contains(r.Verbs, "update") {
+					leaseNamed = slices.Equal(r.ResourceNames, []string{lease})
+				}
+				if slices.Contains(r.Resources, "pods") {
+					podsPatched = slices.Contains(r.Verbs, "patch")
+					for _, v := range []string{"update", "delete", "create", "*"} {
+						if slices.Contains(r.Verbs, v) {
+							t.Errorf("pods verbs %v: more than removing gates takes", r.Verbs)
+						}
+					}
+				}
+			}
+		case *appsv1.Deployment:
+			spec := o.Spec.Template.Spec
+			args := strings.Join(spec.Containers[0].Command, " ")
+			deployed = spec.ServiceAccountName == remover && strings.Contains(args, "--webhook=false") && strings.Contains(args, "--ungate")
+			if !deployed {
+				t.Errorf("Deployment %s runs %q as %s, want --webhook=false --ungate as %s", o.Name, args, spec.ServiceAccountName, remover)
+			}
+		case *admissionregistrationv1.ValidatingAdmissionPolicy:
+			if len(o.Spec.MatchConditions) != 1 || !strings.Contains(o.Spec.MatchConditions[0].Expression, "'system:serviceaccount:kube-system:"+remover+"'") {
+				t.Errorf("policy %s matches %+v, not the gate remover", o.Name, o.Spec.MatchConditions)
+			}
+			if *o.Spec.FailurePolicy != admissionregistrationv1.Fail {
+				t.Errorf("policy %s fails open", o.Name)
+			}
+		case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
+			policyBound = o.Spec.PolicyName == remover && slices.Equal(o.Spec.ValidationActions, []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny})
 		}
 	}
 	if !leaseNamed {
 		t.Errorf("no rule updates the Lease %q alone", lease)
 	}
-	if !podsUpdated {
-		t.Errorf("no rule updates pods")
+	if !podsPatched {
+		t.Errorf("no rule patches pods")
+	}
+	if !deployed || !policyBound {
+		t.Errorf("gate remover deployed %v, its policy bound with Deny %v", deployed, policyBound)
 	}
 }

@@ -251,64 +251,100 @@ func TestChartPublishTLS(t *testing.T) {
 }
 
 // TestChartPublishGate: when the args gate pods for their registry, the
-// webhook gets what removing the gates takes, the rights of
-// manifests/publish-gate, and its Lease; with a gateTimeout of 0 it gates
-// nothing and gets none of it.
+// chart renders the gate remover of manifests/publish-gate alike (its
+// Deployment, ServiceAccount, roles and ValidatingAdmissionPolicy), and the
+// webhook keeps no right on pods and no Lease; with cert-manager the
+// webhook has no token at all; with a gateTimeout of 0 no gate remover is
+// rendered.
 func TestChartPublishGate(t *testing.T) {
 	const gating = `{publish: {enabled: true}, pluginArgs: {imageResolution: {scope: Windows, registries: [{host: mcr.microsoft.com}], credentials: {podPullSecrets: true}}}, imageResolution: {pullSecretNamespaces: [team-a]}}`
-	data, err := os.ReadFile(filepath.Join(publishDir+"-gate", "rbac.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	gate := decodeManifests(t, "publish-gate/rbac.yaml", data, besideNamespace)
-	var wantCluster, wantRole []string
-	for _, key := range gate.keys() {
-		switch {
-		case strings.HasPrefix(key, "ClusterRole "):
-			wantCluster = append(wantCluster, ruleAtoms(roleRules(gate[key]))...)
-		case strings.HasPrefix(key, "Role "):
-			wantRole = append(wantRole, ruleAtoms(roleRules(gate[key]))...)
+	const remover = publishName + "-ungate"
+	gate := manifestSet{}
+	for _, f := range []string{"serviceaccount.yaml", "rbac.yaml", "policy.yaml", "deployment.yaml"} {
+		data, err := os.ReadFile(filepath.Join(publishDir+"-gate", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, o := range decodeManifests(t, "publish-gate/"+f, data, besideNamespace) {
+			gate[k] = o
 		}
 	}
-	if len(wantCluster) == 0 || len(wantRole) == 0 {
-		t.Fatalf("manifests/publish-gate grants nothing: %v", gate.keys())
+	m := renderChart(t, besideNamespace, gating)
+	for _, key := range gate.keys() {
+		if _, ok := m[key]; !ok {
+			t.Errorf("the chart does not render %s of manifests/publish-gate", key)
+			continue
+		}
+		if strings.HasPrefix(key, "ClusterRole ") || strings.HasPrefix(key, "Role ") {
+			if diff := cmp.Diff(ruleAtoms(roleRules(gate[key])), ruleAtoms(roleRules(m[key])), cmpSorted); diff != "" {
+				t.Errorf("%s rules (-manifests +chart):\n%s", key, diff)
+			}
+		}
+		if b := bindingOf(gate[key]); b != nil {
+			if diff := cmp.Diff(b, bindingOf(m[key])); diff != "" {
+				t.Errorf("%s (-manifests +chart):\n%s", key, diff)
+			}
+		}
+	}
+	mp := get[*admissionregistrationv1.ValidatingAdmissionPolicy](t, gate, "ValidatingAdmissionPolicy", "", remover)
+	cp := get[*admissionregistrationv1.ValidatingAdmissionPolicy](t, m, "ValidatingAdmissionPolicy", "", remover)
+	if diff := cmp.Diff(mp.Spec, cp.Spec); diff != "" {
+		t.Errorf("policy (-manifests +chart):\n%s", diff)
+	}
+	mb := get[*admissionregistrationv1.ValidatingAdmissionPolicyBinding](t, gate, "ValidatingAdmissionPolicyBinding", "", remover)
+	cb := get[*admissionregistrationv1.ValidatingAdmissionPolicyBinding](t, m, "ValidatingAdmissionPolicyBinding", "", remover)
+	if diff := cmp.Diff(mb.Spec, cb.Spec); diff != "" {
+		t.Errorf("policy binding (-manifests +chart):\n%s", diff)
+	}
+	md := get[*appsv1.Deployment](t, gate, "Deployment", besideNamespace, remover)
+	cd := get[*appsv1.Deployment](t, m, "Deployment", besideNamespace, remover)
+	if diff := cmp.Diff(withoutAntiAffinitySelectors(md.Spec.Template.Spec), withoutAntiAffinitySelectors(cd.Spec.Template.Spec)); diff != "" {
+		t.Errorf("gate remover's pod spec (-manifests +chart):\n%s", diff)
+	}
+	selectsOwnPods(t, "gate remover Deployment", cd.Spec.Selector, cd)
+	webhook := get[*appsv1.Deployment](t, m, "Deployment", besideNamespace, publishName)
+	if s, _ := metav1.LabelSelectorAsSelector(webhook.Spec.Selector); s.Matches(labels.Set(cd.Spec.Template.Labels)) {
+		t.Error("the webhook's Deployment selects the gate remover's pods")
 	}
 
-	m := renderChart(t, besideNamespace, gating)
-	cluster := ruleAtoms(get[*rbacv1.ClusterRole](t, m, "ClusterRole", "", publishName).Rules)
-	role := ruleAtoms(get[*rbacv1.Role](t, m, "Role", besideNamespace, publishName).Rules)
-	for _, atom := range wantCluster {
-		if !slices.Contains(cluster, atom) {
-			t.Errorf("the webhook's ClusterRole lacks %s, which removing gates takes", atom)
+	// The webhook: no right on pods, no Lease, no leader election.
+	var webhookAtoms []string
+	for _, key := range []string{objectKey("ClusterRole", "", publishName), objectKey("Role", besideNamespace, publishName)} {
+		webhookAtoms = append(webhookAtoms, ruleAtoms(roleRules(m[key]))...)
+	}
+	for _, a := range webhookAtoms {
+		if strings.Contains(a, "/pods") || strings.Contains(a, "leases") || strings.Contains(a, "events") {
+			t.Errorf("the webhook's identity may %s", a)
 		}
 	}
-	for _, atom := range wantRole {
-		if !slices.Contains(role, atom) {
-			t.Errorf("the webhook's Role lacks %s, which removing gates takes", atom)
-		}
-	}
-	args := strings.Join(get[*appsv1.Deployment](t, m, "Deployment", besideNamespace, publishName).Spec.Template.Spec.Containers[0].Command, " ")
-	for _, want := range []string{"--leader-elect-resource-namespace=" + besideNamespace, "--leader-elect-resource-name=" + publishName + "-ungate"} {
-		if !strings.Contains(args, want) {
-			t.Errorf("command %q lacks %s", args, want)
-		}
+	if args := strings.Join(webhook.Spec.Template.Spec.Containers[0].Command, " "); strings.Contains(args, "--leader-elect") || strings.Contains(args, "--ungate") {
+		t.Errorf("the webhook removes gates: %q", args)
 	}
 	pullSecrets := get[*rbacv1.RoleBinding](t, m, "RoleBinding", "team-a", besideRelease+":image-pull-secrets")
-	if !slices.ContainsFunc(pullSecrets.Subjects, func(s rbacv1.Subject) bool { return s.Name == publishName }) {
-		t.Errorf("the webhook may not read the pull secrets it resolves gated pods with: %+v", pullSecrets.Subjects)
+	for _, s := range pullSecrets.Subjects {
+		if s.Name == publishName {
+			t.Errorf("the webhook may read pull secrets: %+v", pullSecrets.Subjects)
+		}
+	}
+	if !slices.ContainsFunc(pullSecrets.Subjects, func(s rbacv1.Subject) bool { return s.Name == remover }) {
+		t.Errorf("the gate remover may not read the pull secrets it resolves gated pods with: %+v", pullSecrets.Subjects)
 	}
 
-	// cert-manager does not take the token away from a webhook that gates.
+	// cert-manager: the webhook calls no API, the gate remover keeps its token.
 	m = renderChart(t, besideNamespace, gating, `publish: {certManager: {enabled: true}}`)
-	if token := get[*appsv1.Deployment](t, m, "Deployment", besideNamespace, publishName).Spec.Template.Spec.AutomountServiceAccountToken; token == nil || !*token {
-		t.Error("a gating webhook with cert-manager gets no token")
+	if token := get[*appsv1.Deployment](t, m, "Deployment", besideNamespace, publishName).Spec.Template.Spec.AutomountServiceAccountToken; token == nil || *token {
+		t.Error("a webhook with cert-manager gets a token")
 	}
-	get[*rbacv1.ClusterRole](t, m, "ClusterRole", "", publishName)
+	if token := get[*appsv1.Deployment](t, m, "Deployment", besideNamespace, remover).Spec.Template.Spec.AutomountServiceAccountToken; token == nil || !*token {
+		t.Error("the gate remover gets no token")
+	}
 
-	// No gate, no rights to remove one.
+	// No gate, no gate remover.
 	m = renderChart(t, besideNamespace, gating, `pluginArgs: {imageResolution: {gateTimeout: 0s}}`)
-	if atoms := ruleAtoms(get[*rbacv1.ClusterRole](t, m, "ClusterRole", "", publishName).Rules); slices.ContainsFunc(atoms, func(a string) bool { return strings.Contains(a, "/pods") }) {
-		t.Errorf("a webhook that gates nothing may touch pods: %v", atoms)
+	for _, key := range gate.keys() {
+		if _, ok := m[key]; ok {
+			t.Errorf("a profile that gates nothing renders %s", key)
+		}
 	}
 }
 

@@ -144,7 +144,8 @@ func get[T runtime.Object](t *testing.T, m manifestSet, kind, namespace, name st
 }
 
 // clusterScoped kinds take no namespace from a kustomization.
-var clusterScoped = map[string]bool{"ClusterRole": true, "ClusterRoleBinding": true, "MutatingWebhookConfiguration": true}
+var clusterScoped = map[string]bool{"ClusterRole": true, "ClusterRoleBinding": true, "MutatingWebhookConfiguration": true,
+	"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true}
 
 // decodeManifests decodes a multi-document YAML stream with the client-go
 // scheme (kinds it does not know, such as ServiceMonitor, as unstructured),

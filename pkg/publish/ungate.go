@@ -92,13 +92,8 @@ func isPlatformGate(g v1.PodSchedulingGate) bool { return g.Name == GatePlatform
 // In every case the gate is gone; a pod without it is left as it is, but
 // for the label.
 func (p *Publisher) Ungate(pod *v1.Pod, resolveErr error) (Record, Outcome) {
-	delete(pod.Labels, LabelGated)
-	if !Gated(pod) {
+	if !RemoveGate(pod) {
 		return Record{}, OutcomeSkipped
-	}
-	pod.Spec.SchedulingGates = slices.DeleteFunc(pod.Spec.SchedulingGates, isPlatformGate)
-	if len(pod.Spec.SchedulingGates) == 0 {
-		pod.Spec.SchedulingGates = nil
 	}
 	if p.skipReason(pod) != "" {
 		return Record{}, OutcomeSkipped
@@ -135,6 +130,22 @@ func (p *Publisher) Ungate(pod *v1.Pod, resolveErr error) (Record, Outcome) {
 		return rec, OutcomeSkipped
 	}
 	return rec, OutcomeStamped
+}
+
+// RemoveGate removes GatePlatform and LabelGated from the pod, in place,
+// and nothing else: the gate's removal when what Ungate writes was refused
+// (the scheduler's Filter places the pod right without it). It reports
+// whether the pod carried the gate; other gates stay, in their order.
+func RemoveGate(pod *v1.Pod) bool {
+	delete(pod.Labels, LabelGated)
+	if !Gated(pod) {
+		return false
+	}
+	pod.Spec.SchedulingGates = slices.DeleteFunc(pod.Spec.SchedulingGates, isPlatformGate)
+	if len(pod.Spec.SchedulingGates) == 0 {
+		pod.Spec.SchedulingGates = nil
+	}
+	return true
 }
 
 // sourceOf is where what is written came from: the registry when it told

@@ -45,6 +45,10 @@ const (
 	// so that one whose updates kept failing (and was dropped from the
 	// queue) is tried again.
 	DefaultResync = 5 * time.Minute
+	// lateGrace is how long a pod already gated longer than Timeout may
+	// still wait for its registry: the margin past gateTimeout within
+	// which every gate comes off.
+	lateGrace = 2 * time.Second
 	// maxRetries bounds the failed attempts at one pod before it waits
 	// for the next resync.
 	maxRetries = 10
@@ -53,8 +57,8 @@ const (
 // Options configure a Controller.
 type Options struct {
 	// Timeout is the longest a pod waits for its registry, from its
-	// creation (or the controller's start, for pods created before):
-	// then onFailure applies. Default: the profile's gateTimeout.
+	// creation: then onFailure applies. Default: the profile's
+	// gateTimeout.
 	Timeout time.Duration
 	// Workers are the pods worked on at once; each may wait for a
 	// registry up to Timeout. Default 8.
@@ -72,7 +76,6 @@ type Controller struct {
 	publisher *publish.Publisher
 	recorder  events.EventRecorder
 	opts      Options
-	started   time.Time
 
 	factory  informers.SharedInformerFactory
 	informer cache.SharedIndexInformer
@@ -105,7 +108,6 @@ func New(client kubernetes.Interface, publisher *publish.Publisher, recorder eve
 		publisher: publisher,
 		recorder:  recorder,
 		opts:      opts,
-		started:   opts.Clock.Now(),
 		factory:   factory,
 		informer:  pods.Informer(),
 		lister:    pods.Lister(),
@@ -220,12 +222,15 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 }
 
 // deadline is when the pod stops waiting for its registry: Timeout after
-// its creation, or after the controller started for a pod created before,
-// which may not have been asked about yet.
+// its creation. The pod's age alone decides, never when this controller
+// started: a replica that takes the Lease over, or a controller that
+// restarts (however often), ungates a pod gated longer than Timeout at
+// once. Such a pod still gets lateGrace, for an answer the resolver has
+// already or a registry that answers quickly.
 func (c *Controller) deadline(pod *v1.Pod) time.Time {
-	from := pod.CreationTimestamp.Time
-	if from.Before(c.started) {
-		from = c.started
+	now := c.opts.Clock.Now()
+	if due := pod.CreationTimestamp.Add(c.opts.Timeout); due.After(now) {
+		return due
 	}
-	return from.Add(c.opts.Timeout)
+	return now.Add(lateGrace)
 }

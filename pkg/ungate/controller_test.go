@@ -106,9 +106,11 @@ func TestController(t *testing.T) {
 			if tt.manual {
 				pod.Spec.SchedulingGates = nil
 			}
+			pod.ResourceVersion = "1"
 			client := fake.NewClientset(pod)
+			enforceResourceVersion(client)
 			var refused atomic.Int32
-			client.PrependReactor("update", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+			client.PrependReactor("patch", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
 				if int(refused.Add(1)) <= tt.conflicts {
 					return true, nil, apierrors.NewConflict(v1.Resource("pods"), "web", nil)
 				}

@@ -19,16 +19,23 @@ limitations under the License.
 // registry knows. For each pod it watches (those labelled
 // windows-aware.x-k8s.io/gated=true, never every pod of the cluster) it
 // asks the registries through the scheduler plugin's own resolver, then
-// writes what the profile decides and removes the gate in one update, as
-// the rules for gated pods allow (package publish builds that update).
+// writes what the profile decides and removes the gate in one JSON patch
+// that touches those fields alone and applies only to the pod as read (its
+// resourceVersion; patch.go), as the rules for gated pods allow (package
+// publish builds the change).
 //
-// When the registry fails, or has not answered gateTimeout after the pod
-// was created (or after the controller started, for older pods), the gate
-// is removed under onFailure, with one Warning Event that names the image
-// and the registry's error: no pod stays gated for ever. A conflict
-// between the pod's own constraints and what its images need removes the
-// gate and writes nothing; the scheduler reports the conflict.
+// No pod stays gated for ever. When the registry fails, or has not
+// answered gateTimeout after the pod was created (its age, so that a
+// restarted controller or a new Lease holder ungates older pods at once),
+// the gate is removed under onFailure, with one Warning Event that names
+// the image and the registry's error. When the API server refuses the
+// constraints (an admission policy, a webhook, a quota, validation), the
+// gate is removed alone, with a Warning Event that names the refusal. A
+// conflict between the pod's own constraints and what its images need
+// removes the gate and writes nothing; the scheduler reports the conflict.
 //
-// The controller runs in the admission binary, on the replica that holds
-// its Lease (leader.go), so that two replicas never race on a pod.
+// The controller runs in the admission binary in its controller-only mode
+// (admission --webhook=false --ungate), under a ServiceAccount of its own,
+// on the replica that holds its Lease (leader.go), so that two replicas
+// never race on a pod.
 package ungate

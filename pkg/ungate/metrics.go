@@ -40,12 +40,16 @@ const (
 	// OutcomeConflict: the pod's own constraints contradict what its
 	// images need; nothing was written, and the scheduler reports it.
 	OutcomeConflict Outcome = "conflict"
+	// OutcomeRefused: the API server refused what publishing writes (an
+	// admission policy, a webhook, a quota, validation); the gate was
+	// removed alone, and the scheduler's Filter places the pod.
+	OutcomeRefused Outcome = "refused"
 	// OutcomeRemovedElsewhere: someone else removed the gate (a manual
 	// ungate); only the label was removed.
 	OutcomeRemovedElsewhere Outcome = "removed_elsewhere"
 )
 
-var outcomes = []Outcome{OutcomeResolved, OutcomeFallback, OutcomeRejected, OutcomeConflict, OutcomeRemovedElsewhere}
+var outcomes = []Outcome{OutcomeResolved, OutcomeFallback, OutcomeRejected, OutcomeConflict, OutcomeRefused, OutcomeRemovedElsewhere}
 
 var (
 	// GatedPods is the number of pods carrying the gate, as the
@@ -69,7 +73,7 @@ var (
 	Ungated = metrics.NewCounterVec(&metrics.CounterOpts{
 		Subsystem:      "windows_aware",
 		Name:           "ungated_pods_total",
-		Help:           "Pods whose windows-aware.x-k8s.io/platform scheduling gate was removed, by outcome: resolved, fallback, rejected, conflict, removed_elsewhere.",
+		Help:           "Pods whose windows-aware.x-k8s.io/platform scheduling gate was removed, by outcome: resolved, fallback, rejected, conflict, refused (the constraints refused by the API server, the gate removed alone), removed_elsewhere.",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"outcome"})
 )

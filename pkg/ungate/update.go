@@ -22,8 +22,10 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 
@@ -40,19 +42,34 @@ const (
 	// EventPlatformConflict: the gate was removed without constraints,
 	// as the pod's own constraints contradict what its images need.
 	EventPlatformConflict = "PlatformConflict"
+	// EventPublishRefused: the API server refused the constraints (an
+	// admission policy, a webhook, a quota, validation); the gate was
+	// removed alone.
+	EventPublishRefused = "PublishRefused"
 )
 
-// ungate removes the gate from pod in one update, with what the profile
-// decides written in, and tells of it. A conflict on the update (the pod
-// changed meanwhile) reads the pod again and builds the update anew.
+// attempt is one try at a pod: what was sent and what came of it.
+type attempt struct {
+	updated  *v1.Pod
+	rec      publish.Record
+	outcome  publish.Outcome
+	wasGated bool
+	// refusal is the API server's answer to the patch with the
+	// constraints, when it refused it and the gate was removed alone.
+	refusal error
+}
+
+// ungate removes the gate from pod with one patch that writes what the
+// profile decides and touches nothing else, and tells of it. A conflict
+// (the pod changed since it was read) reads the pod again and builds the
+// patch anew. When the API server refuses the constraints for any other
+// reason, the gate is removed alone, with a Warning Event that names the
+// refusal: the scheduler's Filter still places the pod right, and no pod
+// stays gated because something else in the cluster objects to what
+// publishing writes.
 func (c *Controller) ungate(ctx context.Context, pod *v1.Pod, resolveErr error) error {
 	logger := klog.FromContext(ctx)
-	var (
-		updated  *v1.Pod
-		rec      publish.Record
-		outcome  publish.Outcome
-		wasGated bool
-	)
+	var a attempt
 	first := true
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		current := pod
@@ -66,57 +83,93 @@ func (c *Controller) ungate(ctx context.Context, pod *v1.Pod, resolveErr error) 
 		if current.UID != pod.UID {
 			return apierrors.NewNotFound(v1.Resource("pods"), pod.Name) // a new pod of the same name: its own events come
 		}
-		wasGated = publish.Gated(current)
-		if !wasGated && current.Labels[publish.LabelGated] == "" {
-			updated = nil // done meanwhile
-			return nil
-		}
-		updated = current.DeepCopy()
-		rec, outcome = c.publisher.Ungate(updated, resolveErr)
 		var err error
-		updated, err = c.client.CoreV1().Pods(pod.Namespace).Update(ctx, updated, metav1.UpdateOptions{})
+		a, err = c.try(ctx, current, resolveErr)
 		return err
 	})
 	if apierrors.IsNotFound(err) {
 		return nil // deleted meanwhile: nothing to ungate
 	}
-	if err == nil && updated == nil {
-		return nil
-	}
 	if err != nil {
 		return fmt.Errorf("removing the scheduling gate of pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
-	result := c.outcomeOf(wasGated, outcome, resolveErr)
+	if a.updated == nil {
+		return nil // done meanwhile
+	}
+	result := c.outcomeOf(a, resolveErr)
 	Ungated.WithLabelValues(string(result)).Inc()
-	if wasGated {
+	if a.wasGated {
 		GateDuration.WithLabelValues(string(result)).Observe(c.opts.Clock.Since(pod.CreationTimestamp.Time).Seconds())
 	}
-	logger.V(2).Info("Removed the publish gate", "pod", klog.KObj(pod), "outcome", result, "record", rec.String(), "err", resolveErr)
+	logger.V(2).Info("Removed the publish gate", "pod", klog.KObj(pod), "outcome", result, "record", a.rec.String(), "err", resolveErr, "refusal", a.refusal)
 	switch result {
+	case OutcomeRefused:
+		c.recorder.Eventf(a.updated, nil, v1.EventTypeWarning, EventPublishRefused, "Ungate",
+			"the API server refused the constraints publishing writes (%v); removed the scheduling gate %s alone, the scheduler still places the pod by its images",
+			a.refusal, publish.GatePlatform)
 	case OutcomeFallback, OutcomeRejected:
 		action := "placing the pod by its image tags"
 		if result == OutcomeRejected {
 			action = "the scheduler keeps the pod unschedulable until the registry tells (onFailure: Reject)"
 		}
-		c.recorder.Eventf(updated, nil, v1.EventTypeWarning, EventImagePlatformsUnknown, "Ungate",
+		c.recorder.Eventf(a.updated, nil, v1.EventTypeWarning, EventImagePlatformsUnknown, "Ungate",
 			"could not read the platforms of %v; removed the scheduling gate %s, %s", c.describe(resolveErr), publish.GatePlatform, action)
 	case OutcomeConflict:
-		c.recorder.Eventf(updated, nil, v1.EventTypeWarning, EventPlatformConflict, "Ungate",
-			"removed the scheduling gate %s without writing constraints: %s", publish.GatePlatform, c.publisher.Conflict(updated))
+		c.recorder.Eventf(a.updated, nil, v1.EventTypeWarning, EventPlatformConflict, "Ungate",
+			"removed the scheduling gate %s without writing constraints: %s", publish.GatePlatform, c.publisher.Conflict(a.updated))
 	}
 	return nil
 }
 
+// try patches current, as read, once with what the profile decides, and,
+// when the API server refuses that, once more with the gate's removal
+// alone. A conflict is returned as it is, for the caller to read again.
+func (c *Controller) try(ctx context.Context, current *v1.Pod, resolveErr error) (attempt, error) {
+	a := attempt{wasGated: publish.Gated(current)}
+	if !a.wasGated && current.Labels[publish.LabelGated] == "" {
+		return a, nil // done meanwhile
+	}
+	published := current.DeepCopy()
+	a.rec, a.outcome = c.publisher.Ungate(published, resolveErr)
+	updated, err := c.patch(ctx, current, published)
+	if err == nil || !refused(err) {
+		a.updated = updated
+		return a, err
+	}
+	bare := current.DeepCopy()
+	publish.RemoveGate(bare)
+	if apiequality.Semantic.DeepEqual(published, bare) {
+		return a, err // nothing but the gate was sent: nothing less to try
+	}
+	a.refusal = err
+	a.updated, err = c.patch(ctx, current, bare)
+	if err != nil {
+		return a, fmt.Errorf("%w (the constraints were refused first: %w)", err, a.refusal)
+	}
+	return a, nil
+}
+
+// patch sends the change from current, as read, to want.
+func (c *Controller) patch(ctx context.Context, current, want *v1.Pod) (*v1.Pod, error) {
+	patch, err := ungatePatch(current, want)
+	if err != nil {
+		return nil, err
+	}
+	return c.client.CoreV1().Pods(current.Namespace).Patch(ctx, current.Name, types.JSONPatchType, patch, metav1.PatchOptions{})
+}
+
 // outcomeOf names what happened to a pod.
-func (c *Controller) outcomeOf(wasGated bool, outcome publish.Outcome, resolveErr error) Outcome {
+func (c *Controller) outcomeOf(a attempt, resolveErr error) Outcome {
 	switch {
-	case !wasGated:
+	case !a.wasGated:
 		return OutcomeRemovedElsewhere
+	case a.refusal != nil:
+		return OutcomeRefused
 	case resolveErr != nil && c.publisher.OnFailure() == config.OnFailureReject:
 		return OutcomeRejected
 	case resolveErr != nil:
 		return OutcomeFallback
-	case outcome == publish.OutcomeConflict:
+	case a.outcome == publish.OutcomeConflict:
 		return OutcomeConflict
 	}
 	return OutcomeResolved

@@ -27,9 +27,11 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	v1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/windows-aware/windows-aware/internal/controlplane"
@@ -47,13 +49,15 @@ import (
 // the registry fails.
 const profileGate = "publish-gate"
 
-// ungateSA is the ServiceAccount of manifests/publish-gate, which
-// bin/admission acts as (by impersonation) to remove gates.
-const ungateSA = "system:serviceaccount:kube-system:windows-aware-publish"
+// ungateSA is the gate remover's ServiceAccount in manifests/publish-gate,
+// which bin/admission --webhook=false --ungate acts as (by impersonation).
+const ungateSA = "system:serviceaccount:kube-system:windows-aware-publish-ungate"
 
 // TestPublishGate: with image resolution on, the webhook gates a pod whose
-// image's tag names no build, and bin/admission's controller, acting with
-// the shipped RBAC of manifests/publish-gate, resolves the image from the
+// image's tag names no build, and the gate remover (bin/admission
+// --webhook=false --ungate), acting with the shipped RBAC and
+// ValidatingAdmissionPolicy of manifests/publish-gate as its own
+// ServiceAccount, resolves the image from the
 // real registry, writes the OS selector and the build affinity and removes
 // the gate in one update; the scheduler then binds the pod to a node of
 // that build. With the registry down, the gate is removed under onFailure
@@ -78,13 +82,12 @@ func TestPublishGate(t *testing.T) {
 		windowsNode("gate-2022", oracle.Build2022, fixture.WindowsTaint),
 	)
 
-	cfgFile := writeGateSchedulerConfig(t, e, reg, down)
+	cfgFile := writeGateSchedulerConfig(t, e, reg, down, "5s", "3s")
 	runGateScheduler(t, e, cfgFile)
 	kubeconfig := e.applyUngateRBAC()
 
-	e.startPublishWebhook(ns, webhookOptions{profile: profileGate, config: cfgFile, args: []string{
-		"--kubeconfig=" + kubeconfig, "--leader-elect-resource-namespace=kube-system",
-	}})
+	e.startPublishWebhook(ns, webhookOptions{profile: profileGate, config: cfgFile})
+	e.startGateRemover("ungate", cfgFile, kubeconfig)
 
 	// A private image built on 2019, whose tag names no build.
 	a, err := single(win(registryserver.OSVersion2019)).Build()
@@ -184,8 +187,9 @@ func (e *env) waitUngated(ns, name string) *v1.Pod {
 
 // writeGateSchedulerConfig writes the configuration of the scheduler and
 // the webhook: profileGate, resolving from reg and down (with reg's
-// credentials), holding pods at most 5s.
-func writeGateSchedulerConfig(t *testing.T, e *env, reg *registryserver.Server, down *registryserver.FaultProxy) string {
+// credentials), holding pods at most gateTimeout, each registry request at
+// most requestTimeout.
+func writeGateSchedulerConfig(t *testing.T, e *env, reg *registryserver.Server, down *registryserver.FaultProxy, gateTimeout, requestTimeout string) string {
 	t.Helper()
 	dir := t.TempDir()
 	dockerConfig := filepath.Join(dir, "docker-config.json")
@@ -204,7 +208,7 @@ leaderElection:
   leaderElect: false
 profiles:
 %s`, strconv.Quote(e.c.SchedulerKubeconfig), resolutionProfile(profileGate, map[string]any{
-		"scope": "Windows", "onFailure": "TagRules", "gateTimeout": "5s", "requestTimeout": "3s",
+		"scope": "Windows", "onFailure": "TagRules", "gateTimeout": gateTimeout, "requestTimeout": requestTimeout,
 		"registries": registries, "credentials": map[string]any{"dockerConfigFile": dockerConfig},
 	}))
 	file := filepath.Join(dir, "scheduler-config.yaml")
@@ -235,22 +239,28 @@ func runGateScheduler(t *testing.T, e *env, cfgFile string) {
 	})
 }
 
-// applyUngateRBAC creates the RBAC objects of manifests/publish-gate and
-// returns a kubeconfig that acts as their ServiceAccount (the admin's
-// credentials, impersonating it), so that the controller has exactly the
-// shipped rights.
+// applyUngateRBAC creates the RBAC objects and the ValidatingAdmissionPolicy
+// of manifests/publish-gate and returns a kubeconfig that acts as the gate
+// remover's ServiceAccount (the admin's credentials, impersonating it), so
+// that the controller has exactly the shipped rights, and is held to the
+// shipped policy. The policy is in force when it returns.
 func (e *env) applyUngateRBAC() string {
 	e.t.Helper()
 	root, err := controlplane.RepoRoot()
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	objs, err := manifest.ReadFile(filepath.Join(root, "manifests", "publish-gate", "rbac.yaml"))
-	if err != nil {
-		e.t.Fatal(err)
+	var objs []runtime.Object
+	for _, f := range []string{"rbac.yaml", "policy.yaml"} {
+		got, err := manifest.ReadFile(filepath.Join(root, "manifests", "publish-gate", f))
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		objs = append(objs, got...)
 	}
 	ctx := context.Background()
 	rbac := e.client.RbacV1()
+	policies := e.client.AdmissionregistrationV1()
 	for _, obj := range objs {
 		var err error
 		switch o := obj.(type) {
@@ -266,8 +276,14 @@ func (e *env) applyUngateRBAC() string {
 		case *rbacv1.RoleBinding:
 			_, err = rbac.RoleBindings(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
 			e.t.Cleanup(func() { _ = rbac.RoleBindings(o.Namespace).Delete(ctx, o.Name, metav1.DeleteOptions{}) })
+		case *admissionregistrationv1.ValidatingAdmissionPolicy:
+			_, err = policies.ValidatingAdmissionPolicies().Create(ctx, o, metav1.CreateOptions{})
+			e.t.Cleanup(func() { _ = policies.ValidatingAdmissionPolicies().Delete(ctx, o.Name, metav1.DeleteOptions{}) })
+		case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
+			_, err = policies.ValidatingAdmissionPolicyBindings().Create(ctx, o, metav1.CreateOptions{})
+			e.t.Cleanup(func() { _ = policies.ValidatingAdmissionPolicyBindings().Delete(ctx, o.Name, metav1.DeleteOptions{}) })
 		default:
-			e.t.Fatalf("unexpected object %T in rbac.yaml", obj)
+			e.t.Fatalf("unexpected object %T in manifests/publish-gate", obj)
 		}
 		if err != nil {
 			e.t.Fatalf("creating %T: %v", obj, err)
@@ -285,5 +301,35 @@ func (e *env) applyUngateRBAC() string {
 	if err := clientcmd.WriteToFile(*cfg, file); err != nil {
 		e.t.Fatal(err)
 	}
+	e.waitUngatePolicy(file)
 	return file
+}
+
+// startGateRemover runs bin/admission --webhook=false --ungate with the
+// configuration cfgFile, as kubeconfig's identity, standing for the Lease
+// of manifests/publish-gate in kube-system. The process is stopped when the
+// test ends (its log's end printed if the test failed).
+func (e *env) startGateRemover(name, cfgFile, kubeconfig string) *localproc.Process {
+	e.t.Helper()
+	bins, err := controlplane.FindBinaries("", "", controlplane.Admission)
+	if err != nil {
+		e.t.Fatalf("the admission binary: %v", err)
+	}
+	p, err := e.c.Run(e.ctx, "gate-remover-"+name, bins.Admission, []string{
+		"--config=" + cfgFile, "--profile=" + profileGate, "--webhook=false", "--ungate",
+		"--kubeconfig=" + kubeconfig, "--leader-elect-resource-namespace=kube-system",
+		"--metrics-bind-address=", "-v=2",
+	}, "")
+	if err != nil {
+		e.t.Fatalf("starting the gate remover: %v", err)
+	}
+	e.t.Cleanup(func() {
+		if e.t.Failed() {
+			e.t.Logf("gate remover %s log ends with:\n%s", name, p.Tail(6000))
+		}
+		if !p.Exited() {
+			p.Stop(10 * time.Second)
+		}
+	})
+	return p
 }

@@ -59,11 +59,33 @@ then resolves them and removes the gates.
 {{- end }}
 
 {{/*
+The gate remover: the admission binary with --webhook=false --ungate, in a
+Deployment, ServiceAccount and roles of this name (the Lease's), apart from
+the webhook's.
+*/}}
+{{- define "was.publishUngateName" -}}
+{{- include "was.publishUngateLease" . }}
+{{- end }}
+
+{{- define "was.publishUngateSelectorLabels" -}}
+app.kubernetes.io/name: windows-aware-publish-ungate
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "was.publishUngateLabels" -}}
+{{ include "was.publishUngateSelectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/component: publish-ungate
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
 The webhook's rules in its own namespace and cluster-wide, as YAML lists;
 the Role and ClusterRole are rendered only when there are some. Self-managed
 TLS needs its Secret and its webhook configuration, each by name; with
-cert-manager it needs nothing. Rules of other parts of the webhook are added
-here, each under its own condition.
+cert-manager it needs nothing. It never has a right on pods: removing gates
+is the gate remover's, under its own ServiceAccount (publish-ungate-*.yaml).
 */}}
 {{- define "was.publishRoleRules" -}}
 {{- if eq (include "was.publishSelfManagedTLS" .) "true" }}
@@ -74,16 +96,6 @@ here, each under its own condition.
   resourceNames: [{{ include "was.publishTLSSecretName" . | quote }}]
   verbs: ["get", "list", "watch", "update"]
 {{- end }}
-{{- if eq (include "was.publishGates" .) "true" }}
-# Removing publish gates: the Lease that makes one replica do it.
-- apiGroups: ["coordination.k8s.io"]
-  resources: ["leases"]
-  verbs: ["create"]
-- apiGroups: ["coordination.k8s.io"]
-  resources: ["leases"]
-  resourceNames: [{{ include "was.publishUngateLease" . | quote }}]
-  verbs: ["get", "update"]
-{{- end }}
 {{- end }}
 
 {{- define "was.publishClusterRoleRules" -}}
@@ -93,16 +105,6 @@ here, each under its own condition.
   resources: ["mutatingwebhookconfigurations"]
   resourceNames: [{{ include "was.publishWebhookName" . | quote }}]
   verbs: ["get", "patch"]
-{{- end }}
-{{- if eq (include "was.publishGates" .) "true" }}
-# Removing publish gates: the gated pods (watched by their label), updated
-# once each, and a Warning Event when a registry fails.
-- apiGroups: [""]
-  resources: ["pods"]
-  verbs: ["get", "list", "watch", "update"]
-- apiGroups: ["events.k8s.io"]
-  resources: ["events"]
-  verbs: ["create", "patch", "update"]
 {{- end }}
 {{- end }}
 
