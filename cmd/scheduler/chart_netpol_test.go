@@ -30,7 +30,10 @@ import (
 // request and limit by default, so that a fault takes a bounded share of
 // its node.
 func TestChartMemoryLimits(t *testing.T) {
-	chart := renderChart(t, besideNamespace, publishEnabled)
+	// Publish mode with registry resolution gating pods renders every
+	// Deployment the chart has: the scheduler, the webhook and the gate
+	// remover.
+	chart := renderChart(t, besideNamespace, `{publish: {enabled: true}, pluginArgs: {imageResolution: {scope: Windows, registries: [{host: mcr.microsoft.com}]}}}`)
 	deployments := 0
 	for key, obj := range chart {
 		d, ok := obj.(*appsv1.Deployment)
@@ -45,8 +48,8 @@ func TestChartMemoryLimits(t *testing.T) {
 			}
 		}
 	}
-	if deployments != 2 {
-		t.Errorf("%d Deployments, want the scheduler's and the webhook's", deployments)
+	if deployments != 3 {
+		t.Errorf("%d Deployments, want the scheduler's, the webhook's and the gate remover's", deployments)
 	}
 }
 

@@ -330,8 +330,9 @@ func TestChartPublishGate(t *testing.T) {
 		t.Errorf("the gate remover may not read the pull secrets it resolves gated pods with: %+v", pullSecrets.Subjects)
 	}
 
-	// cert-manager: the webhook calls no API, the gate remover keeps its token.
-	m = renderChart(t, besideNamespace, gating, `publish: {certManager: {enabled: true}}`)
+	// cert-manager and no metrics authorization: the webhook calls no API,
+	// the gate remover keeps its token.
+	m = renderChart(t, besideNamespace, gating, `publish: {certManager: {enabled: true}, metricsAuth: none}`)
 	if token := get[*appsv1.Deployment](t, m, "Deployment", besideNamespace, publishName).Spec.Template.Spec.AutomountServiceAccountToken; token == nil || *token {
 		t.Error("a webhook with cert-manager gets a token")
 	}
