@@ -17,6 +17,7 @@ limitations under the License.
 package windowsaware
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"testing"
@@ -112,7 +113,9 @@ func FuzzDecide(f *testing.F) {
 		if fits != cycleFits {
 			t.Fatalf("Decide says fits=%v (%s), the cycle says %v; decision %+v", fits, reason, cycleFits, d)
 		}
-		if fits && d.OS != "" && !strings.EqualFold(nodeOS(node), d.OS) {
+		// A node with no OS label is a Linux node, as every kubelet would
+		// have labelled it.
+		if os := cmp.Or(nodeOS(node), "linux"); fits && d.OS != "" && !strings.EqualFold(os, d.OS) {
 			t.Fatalf("a %s pod fits a node of OS %q", d.OS, nodeOS(node))
 		}
 	})

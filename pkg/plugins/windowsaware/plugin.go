@@ -96,6 +96,12 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 			return nil, fmt.Errorf("watching nodes: %w", err)
 		}
 		pl.classesSynced = reg.HasSynced
+		if pl.resolution != nil {
+			pods := h.SharedInformerFactory().Core().V1().Pods().Informer()
+			if _, err := pods.AddEventHandler(pl.resolution.podEvents()); err != nil {
+				return nil, fmt.Errorf("watching pods: %w", err)
+			}
+		}
 	}
 	return pl, nil
 }

@@ -17,11 +17,11 @@ limitations under the License.
 package windowsaware
 
 import (
+	"container/list"
 	"context"
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -67,24 +67,17 @@ type resolution struct {
 	// resolve, by UID: when they were first held, for the timeout, and
 	// whether they got their Event.
 	held map[types.UID]*heldPod
+	// heldOrder lists held in the order they were first held, oldest at
+	// the front, so that the oldest are dropped without a scan.
+	heldOrder *list.List
+	// maxHeld bounds held.
+	maxHeld int
 	// byKey finds a held pod from the waiter key the resolver reports.
 	byKey map[string]*heldPod
 	// blocked are the callers of Resolve waiting for a result, by the
 	// waiter key they gave the resolver.
 	blocked map[string]chan struct{}
 }
-
-type heldPod struct {
-	pod    *v1.Pod
-	key    string
-	since  time.Time
-	timer  clock.Timer
-	warned map[string]bool // images the pod got an Event for
-}
-
-// maxHeld bounds the pods remembered; entries long past their timeout are
-// dropped first.
-const maxHeld = 50000
 
 // newResolution starts the resolver of args, or returns nil when
 // resolution is off.
@@ -145,13 +138,15 @@ func startResolution(ctx context.Context, args *config.ImageResolution, h fwk.Ha
 		return nil, fmt.Errorf("imageResolution: %w", err)
 	}
 	res := &resolution{
-		args:     args,
-		resolver: resolver,
-		handle:   h,
-		clock:    clock.RealClock{},
-		held:     map[types.UID]*heldPod{},
-		byKey:    map[string]*heldPod{},
-		blocked:  map[string]chan struct{}{},
+		args:      args,
+		resolver:  resolver,
+		handle:    h,
+		clock:     clock.RealClock{},
+		held:      map[types.UID]*heldPod{},
+		heldOrder: list.New(),
+		maxHeld:   defaultMaxHeld,
+		byKey:     map[string]*heldPod{},
+		blocked:   map[string]chan struct{}{},
 	}
 	resolver.OnResolved(res.wake)
 	resolver.Start(ctx)
@@ -300,51 +295,6 @@ func (res *resolution) hold(pod *v1.Pod) bool {
 	}
 	h.pod = pod
 	return res.clock.Since(h.since) < res.args.GateTimeout.Duration
-}
-
-// entryLocked returns the pod's entry, adding one (held from now) when it
-// has none.
-func (res *resolution) entryLocked(pod *v1.Pod) (h *heldPod, added bool) {
-	if h, ok := res.held[pod.UID]; ok {
-		return h, false
-	}
-	now := res.clock.Now()
-	if len(res.held) >= maxHeld {
-		res.forgetOldLocked(now)
-	}
-	h = &heldPod{pod: pod, key: podKey(pod), since: now}
-	res.held[pod.UID] = h
-	res.byKey[h.key] = h
-	return h, true
-}
-
-// release forgets a pod whose images are all known.
-func (res *resolution) release(pod *v1.Pod) {
-	res.mu.Lock()
-	defer res.mu.Unlock()
-	if h, ok := res.held[pod.UID]; ok && len(h.warned) == 0 {
-		res.forgetLocked(h)
-	}
-}
-
-func (res *resolution) forgetLocked(h *heldPod) {
-	if h.timer != nil {
-		h.timer.Stop()
-	}
-	delete(res.held, h.pod.UID)
-	if res.byKey[h.key] == h {
-		delete(res.byKey, h.key)
-	}
-}
-
-// forgetOldLocked drops the pods held longer than an hour past their
-// timeout: deleted or long since scheduled.
-func (res *resolution) forgetOldLocked(now time.Time) {
-	for _, h := range res.held {
-		if now.Sub(h.since) > res.args.GateTimeout.Duration+time.Hour {
-			res.forgetLocked(h)
-		}
-	}
 }
 
 // wake is the resolver's callback: the facts of an image are stored, so
