@@ -147,6 +147,8 @@ func (e *env) startPublishWebhook(ns string, opts webhookOptions) *localproc.Pro
 		"--bind-address=127.0.0.1", fmt.Sprintf("--port=%d", port),
 		"--tls-cert-file=" + certFile, "--tls-private-key-file=" + keyFile,
 		"--shutdown-delay=0s", "-v=2",
+		// /metrics is authorized by the API server (--metrics-auth=delegated).
+		"--kubeconfig=" + e.c.Kubeconfig,
 	}, opts.args...), fmt.Sprintf("https://127.0.0.1:%d/healthz", port))
 	if err != nil {
 		e.t.Fatalf("starting the webhook: %v", err)
