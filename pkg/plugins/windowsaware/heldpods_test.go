@@ -74,20 +74,21 @@ func watchedResolution(t *testing.T, args *config.WindowsAwareArgs) (*WindowsAwa
 	return f.PreEnqueuePlugins()[0].(*WindowsAware), client
 }
 
-// slowRegistry answers no request while a test runs: each waits ten
-// minutes, or until the resolver gives up on it.
+// slowRegistry answers no request while a test runs: each waits an hour,
+// or until the resolver gives up on it.
 func slowRegistry(t *testing.T) *registrytest.Server {
 	s := registrytest.New(t, registrytest.WithTLS())
 	s.Push(t, "app:1", registrytest.WindowsImage(t, osv2022))
-	s.AddFault(registrytest.Fault{Times: -1, Delay: 10 * time.Minute})
+	s.AddFault(registrytest.Fault{Times: -1, Delay: time.Hour})
 	return s
 }
 
-// slowArgs resolve from s, holding pods a minute, with a request timeout
-// long enough that no run fails while a test runs.
+// slowArgs resolve from s, holding pods an hour, with a request timeout so
+// long that no run ends while a test runs, however slow the machine (the
+// race detector's included).
 func slowArgs(s *registrytest.Server) *config.WindowsAwareArgs {
-	args := resolutionArgs(s, config.ResolutionWindows, config.OnFailureTagRules, time.Minute)
-	args.ImageResolution.RequestTimeout = metav1.Duration{Duration: time.Minute}
+	args := resolutionArgs(s, config.ResolutionWindows, config.OnFailureTagRules, time.Hour)
+	args.ImageResolution.RequestTimeout = metav1.Duration{Duration: time.Hour}
 	return args
 }
 
