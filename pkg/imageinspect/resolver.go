@@ -476,6 +476,11 @@ type outcome struct {
 	shared bool
 }
 
+// resolved is the Result of a run that learnt the image's platforms.
+func (o outcome) resolved() Result {
+	return Result{State: StateResolved, Platforms: o.platforms, Summary: windows.Summarize(o.platforms), Digest: o.digest}
+}
+
 // resolve asks the registry: each endpoint in turn, each credential in
 // turn (as the kubelet tries each matching pull secret), until one
 // answers. A tag is HEADed for its digest first; a digest whose facts are
@@ -591,7 +596,7 @@ func (r *Resolver) finishRun(ctx context.Context, rn run, out outcome, took time
 	if out.err == nil {
 		r.cache.update(e, func() {
 			e.inflight, e.pending = false, false
-			e.res = Result{State: StateResolved, Platforms: out.platforms, Digest: out.digest}
+			e.res = out.resolved()
 			e.freshUntil = now.Add(r.cfg.TagTTL)
 			e.retryAt, e.autoRetries = time.Time{}, 0
 		})
@@ -601,7 +606,7 @@ func (r *Resolver) finishRun(ctx context.Context, rn run, out outcome, took time
 		if scope != e.scope {
 			// A pull-secret scope's run that needed no pull secret: the
 			// facts are everyone's, kept once, in the shared entry.
-			if n := r.storeFacts(rn.ref, "", out, now); len(n.waiters) > 0 {
+			if n := r.storeFacts(rn.ref, "", e.res, now); len(n.waiters) > 0 {
 				notices = append(notices, n)
 			}
 			if se, ok := r.cache.entries[entryKey{e.ref.key, ""}]; ok && se.res.State == StateResolved && !e.pinned() {
@@ -612,7 +617,7 @@ func (r *Resolver) finishRun(ctx context.Context, rn run, out outcome, took time
 			// The digest's facts never change: keep them, in the same
 			// scope, for digest references and for the next HEAD of this
 			// tag.
-			if n := r.storeFacts(rn.ref.digestRef(out.digest), scope, out, now); len(n.waiters) > 0 {
+			if n := r.storeFacts(rn.ref.digestRef(out.digest), scope, e.res, now); len(n.waiters) > 0 {
 				notices = append(notices, n)
 			}
 		}
@@ -675,8 +680,7 @@ type notice struct {
 // the tag itself in the shared scope) in scope, creating the entry or
 // completing one that has no facts yet; it returns that entry's waiters.
 // The caller holds r.mu.
-func (r *Resolver) storeFacts(ref imageRef, scope string, out outcome, now time.Time) notice {
-	res := Result{State: StateResolved, Platforms: out.platforms, Digest: out.digest}
+func (r *Resolver) storeFacts(ref imageRef, scope string, res Result, now time.Time) notice {
 	de, ok := r.cache.entries[entryKey{ref.key, scope}]
 	if !ok {
 		if scope != "" && !r.cache.roomForScope(ref.key) {

@@ -51,6 +51,9 @@ type Result struct {
 	// entries left out), or the single image's. A Windows platform with a
 	// zero Version runs on any build.
 	Platforms []windows.Platform
+	// Summary is what the scheduler reads of Platforms, worked out once
+	// when they were stored.
+	Summary windows.Summary
 	// Digest is the manifest or index digest the facts were read from.
 	Digest string
 	// Class says why a failed resolution failed.

@@ -153,7 +153,7 @@ func (m Mode) SomeHostRuns(images [][]Platform, arch string) (Build, bool) {
 		// One image, any architecture: a host of a build the image names
 		// runs that entry, so the newest such build is the answer. The
 		// common case, in one pass.
-		if b, ok := newestWindowsBuild(images[0]); ok {
+		if b := Summarize(images[0]).Newest; !b.IsZero() {
 			return b, true
 		}
 	}

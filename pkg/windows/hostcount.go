@@ -74,18 +74,6 @@ func windowsBuildsOf(images [][]Platform, extra map[Build]bool) []Build {
 	return slices.Compact(builds)
 }
 
-// newestWindowsBuild is the newest build the Windows platforms of
-// platforms name, any architecture.
-func newestWindowsBuild(platforms []Platform) (newest Build, found bool) {
-	for i := range platforms {
-		b := platforms[i].Version.Build
-		if !b.IsZero() && strings.EqualFold(platforms[i].OS, OSWindows) && (!found || newer(b, newest)) {
-			newest, found = b, true
-		}
-	}
-	return newest, found
-}
-
 // imagesRunBy counts, for each of hosts (sorted oldest first, distinct),
 // the images of which some Windows platform of arch runs on that host
 // build under m: the host runs every image when the count is

@@ -17,7 +17,6 @@ limitations under the License.
 package windowsaware
 
 import (
-	"strings"
 	"sync"
 
 	"github.com/windows-aware/windows-aware/pkg/windows"
@@ -34,68 +33,6 @@ type imageCache struct {
 	mu      sync.Mutex
 	catalog *windows.Catalog
 	images  map[string]cachedImage
-	// facts remembers what is read of the platform lists the resolver
-	// stores, by the list's identity: the resolver never changes a list
-	// it has handed out, and every pod of an image gets the same one, so
-	// PreFilter and the queueing hints read an index's entries once, not
-	// once per pod and attempt.
-	facts map[platformsKey]platformFacts
-}
-
-// platformsKey is a platform list's identity: its first element and its
-// length.
-type platformsKey struct {
-	first *windows.Platform
-	n     int
-}
-
-// platformFacts is what the decisions read of an image's platforms.
-type platformFacts struct {
-	linux, win bool
-	// newest is the newest build a Windows platform names; zero when none
-	// names one.
-	newest windows.Build
-}
-
-// factsOf reads platforms, or remembers what it read of this very list.
-// Lists of one platform (a tag's) are read each time: that is as cheap
-// as the lookup.
-func (c *imageCache) factsOf(platforms []windows.Platform) platformFacts {
-	if len(platforms) <= 1 {
-		return readPlatformFacts(platforms)
-	}
-	key := platformsKey{&platforms[0], len(platforms)}
-	c.mu.Lock()
-	f, ok := c.facts[key]
-	c.mu.Unlock()
-	if ok {
-		return f
-	}
-	f = readPlatformFacts(platforms)
-	c.mu.Lock()
-	if len(c.facts) >= maxCachedImages {
-		clear(c.facts)
-	}
-	c.facts[key] = f
-	c.mu.Unlock()
-	return f
-}
-
-func readPlatformFacts(platforms []windows.Platform) platformFacts {
-	var f platformFacts
-	for i := range platforms {
-		p := &platforms[i]
-		switch {
-		case strings.EqualFold(p.OS, windows.OSLinux):
-			f.linux = true
-		case strings.EqualFold(p.OS, windows.OSWindows):
-			f.win = true
-			if b := p.Version.Build; !b.IsZero() && b.Compare(f.newest) > 0 {
-				f.newest = b
-			}
-		}
-	}
-	return f
 }
 
 type cachedImage struct {
@@ -104,7 +41,7 @@ type cachedImage struct {
 }
 
 func newImageCache(catalog *windows.Catalog) *imageCache {
-	return &imageCache{catalog: catalog, images: map[string]cachedImage{}, facts: map[platformsKey]platformFacts{}}
+	return &imageCache{catalog: catalog, images: map[string]cachedImage{}}
 }
 
 // imageOf is catalog.ImageOf, remembered.

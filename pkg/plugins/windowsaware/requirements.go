@@ -94,27 +94,17 @@ type imageNeed struct {
 	// version is the build and revision a tag names, zero otherwise.
 	version windows.Version
 	source  Source
-	// What the decisions read of platforms (platformFacts), worked out
-	// once per platform list by withPlatforms.
-	linux, win, buildNamed bool
-	newest                 windows.Build
-}
-
-// withPlatforms sets the image's platforms and what is read of them.
-func (in imageNeed) withPlatforms(platforms []windows.Platform, c *imageCache) imageNeed {
-	f := c.factsOf(platforms)
-	in.platforms = platforms
-	in.linux, in.win, in.newest = f.linux, f.win, f.newest
-	in.buildNamed = !f.newest.IsZero()
-	return in
+	// summary is what the decisions read of platforms, worked out once:
+	// by the resolver when it stored them, for a registry's.
+	summary windows.Summary
 }
 
 // oses returns the OSes the image's platforms cover, when they are known.
-func (in *imageNeed) oses() (linux, win bool) { return in.linux, in.win }
+func (in *imageNeed) oses() (linux, win bool) { return in.summary.Linux, in.summary.Windows }
 
 // namesBuilds reports whether some Windows platform of the image names a
 // build: only such an image narrows the Windows hosts that run it.
-func (in *imageNeed) namesBuilds() bool { return in.buildNamed }
+func (in *imageNeed) namesBuilds() bool { return in.summary.NamesBuilds() }
 
 // appendDistinctImage adds an image's platforms to images unless an equal
 // list is there: the same facts (one slice of the resolver's, or one
@@ -274,10 +264,11 @@ func (pl *WindowsAware) requirementsFor(pod *v1.Pod, quiet bool) (*requirements,
 	if len(r.need.Images) == 0 {
 		return r, nil
 	}
-	host, ok := pinned[0].newest, true
+	host, ok := pinned[0].summary.Newest, true
 	if len(r.need.Images) > 1 {
 		// One image: a host of the newest build it names runs it (what
-		// SomeHostRuns finds, read once per list). Several: weigh them.
+		// SomeHostRuns finds, from the summary the resolver stored).
+		// Several: weigh them.
 		host, ok = pl.mode.SomeHostRuns(r.need.Images, "")
 	}
 	if !ok {
@@ -312,14 +303,13 @@ func (pl *WindowsAware) imageNeedOf(pod *v1.Pod, ref string, resolve, quiet bool
 		return imageNeed{}, false, nil
 	}
 	if resolve && img.Version.IsZero() {
-		platforms, known, err := pl.resolution.platformsOf(pod, ref, quiet)
+		facts, known, err := pl.resolution.platformsOf(pod, ref, quiet)
 		if err != nil {
 			return imageNeed{}, false, err
 		}
 		if known {
-			in := imageNeed{image: ref, source: SourceRegistry}.withPlatforms(platforms, pl.images)
-			in.windows = in.win && !in.linux
-			return in, true, nil
+			s := facts.Summary
+			return imageNeed{image: ref, windows: s.Windows && !s.Linux, platforms: facts.Platforms, summary: s, source: SourceRegistry}, true, nil
 		}
 	}
 	if !img.Windows {
@@ -327,7 +317,8 @@ func (pl *WindowsAware) imageNeedOf(pod *v1.Pod, ref string, resolve, quiet bool
 	}
 	in := imageNeed{image: ref, windows: true, version: img.Version, source: SourceTag}
 	if !img.Version.IsZero() {
-		in = in.withPlatforms([]windows.Platform{{OS: windows.OSWindows, Version: windows.Version{Build: img.Version.Build}}}, pl.images)
+		in.platforms = []windows.Platform{{OS: windows.OSWindows, Version: windows.Version{Build: img.Version.Build}}}
+		in.summary = windows.Summarize(in.platforms)
 	}
 	return in, true, nil
 }

@@ -322,25 +322,25 @@ func (res *resolution) activate(key string) {
 }
 
 // platformsOf returns what the registry told of ref for PreFilter: the
-// platforms, or, when it could not tell, the error, with whether the
+// facts (platforms and their summary), or, when it could not tell, the error, with whether the
 // onFailure policy rejects the pod for it. known is false when the
 // registry was not asked or has not answered yet. Unless quiet, it asks
 // the resolver for what it does not know and records an Event for what the
 // registry could not tell.
-func (res *resolution) platformsOf(pod *v1.Pod, ref string, quiet bool) (platforms []windows.Platform, known bool, err error) {
+func (res *resolution) platformsOf(pod *v1.Pod, ref string, quiet bool) (facts imageinspect.Result, known bool, err error) {
 	r, ok := res.resolver.Lookup(ref, pullSecretsOf(pod))
 	if quiet {
 		if ok && r.State == imageinspect.StateResolved {
-			return r.Platforms, true, nil
+			return r, true, nil
 		}
 		var cause error = fmt.Errorf("its registry has not answered yet")
 		if ok && r.State == imageinspect.StateFailed {
 			if r.Class == imageinspect.ClassRefused {
-				return nil, false, nil
+				return imageinspect.Result{}, false, nil
 			}
 			cause = r.Err
 		}
-		return nil, false, res.failure(ref, cause)
+		return imageinspect.Result{}, false, res.failure(ref, cause)
 	}
 	if !ok {
 		// Not asked yet (a pod PreEnqueue does not hold): ask now, in the
@@ -349,23 +349,23 @@ func (res *resolution) platformsOf(pod *v1.Pod, ref string, quiet bool) (platfor
 	}
 	if !ok || r.State == imageinspect.StatePending {
 		res.warn(pod, ref, fmt.Sprintf("the registry did not tell the platforms of image %q within %s", ref, res.args.GateTimeout.Duration))
-		return nil, false, res.failure(ref, fmt.Errorf("its registry has not answered yet"))
+		return imageinspect.Result{}, false, res.failure(ref, fmt.Errorf("its registry has not answered yet"))
 	}
 	if r.State == imageinspect.StateFailed {
 		if r.Class == imageinspect.ClassRefused {
 			// The registry is not allowlisted, or its address is private:
 			// the administrator chose not to ask it, so its images are
 			// placed by their tags, quietly.
-			return nil, false, nil
+			return imageinspect.Result{}, false, nil
 		}
 		// Register the pod for the next attempt (after negativeTTL), so
 		// that a pod kept unschedulable under onFailure Reject is woken
 		// when it succeeds.
 		res.resolver.Want(ref, podKey(pod), pullSecretsOf(pod))
 		res.warn(pod, ref, fmt.Sprintf("could not read the platforms of image %q: %v", ref, r.Err))
-		return nil, false, res.failure(ref, r.Err)
+		return imageinspect.Result{}, false, res.failure(ref, r.Err)
 	}
-	return r.Platforms, true, nil
+	return r, true, nil
 }
 
 // failure is the error PreFilter rejects the pod with under onFailure
