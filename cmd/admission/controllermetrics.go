@@ -18,16 +18,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"time"
 
 	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
-
-	"github.com/windows-aware/windows-aware/pkg/ungate"
 )
 
 // serveControllerMetrics serves /healthz and the controller's /metrics on
@@ -39,18 +35,10 @@ func serveControllerMetrics(ctx context.Context, logger klog.Logger, address str
 		<-ctx.Done()
 		return nil
 	}
-	registry := metrics.NewKubeRegistry()
-	ungate.RegisterMetrics(registry)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
-	mux.Handle("/metrics", metrics.HandlerFor(registry, metrics.HandlerOpts{}))
-	srv := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       time.Minute,
-	}
+	mux.Handle("/metrics", metrics.HandlerFor(metricsRegistry(), metrics.HandlerOpts{}))
+	srv := defaultServerLimits.newServer(address, mux)
 	listener, err := net.Listen("tcp", address)
 	if err != nil {
 		return err
@@ -63,13 +51,5 @@ func serveControllerMetrics(ctx context.Context, logger klog.Logger, address str
 		return err
 	case <-ctx.Done():
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return err
-	}
-	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return shutdown(srv, done)
 }

@@ -112,17 +112,8 @@ func serve(ctx context.Context, logger klog.Logger, publisher *publish.Publisher
 	if limits == (serverLimits{}) {
 		limits = defaultServerLimits
 	}
-	srv := &http.Server{
-		Addr:              net.JoinHostPort(o.bindAddress, strconv.Itoa(o.port)),
-		Handler:           mux,
-		TLSConfig:         &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: getCertificate},
-		ReadHeaderTimeout: limits.readHeader,
-		ReadTimeout:       limits.read,
-		WriteTimeout:      limits.write,
-		IdleTimeout:       limits.idle,
-		MaxHeaderBytes:    limits.maxHeaderBytes,
-		ErrorLog:          nil,
-	}
+	srv := limits.newServer(net.JoinHostPort(o.bindAddress, strconv.Itoa(o.port)), mux)
+	srv.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: getCertificate}
 	listener, err := net.Listen("tcp", srv.Addr)
 	if err != nil {
 		return err
@@ -139,14 +130,37 @@ func serve(ctx context.Context, logger klog.Logger, publisher *publish.Publisher
 	logger.Info("Shutting down", "delay", o.shutdownDelay)
 	stopping.Store(true)
 	time.Sleep(o.shutdownDelay)
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("shutting down: %w", err)
-	}
-	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := shutdown(srv, done); err != nil {
 		return err
 	}
 	logger.Info("Stopped")
+	return nil
+}
+
+// newServer is a server of handler on address, held to the limits.
+func (l serverLimits) newServer(address string, handler http.Handler) *http.Server {
+	return &http.Server{
+		Addr:              address,
+		Handler:           handler,
+		ReadHeaderTimeout: l.readHeader,
+		ReadTimeout:       l.read,
+		WriteTimeout:      l.write,
+		IdleTimeout:       l.idle,
+		MaxHeaderBytes:    l.maxHeaderBytes,
+	}
+}
+
+// shutdown stops srv, waiting at most shutdownTimeout for the requests in
+// flight, and returns what its Serve, which reports to served, ended with
+// unless that is the shutdown itself.
+func shutdown(srv *http.Server, served <-chan error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
 	return nil
 }
