@@ -110,13 +110,6 @@ func (res *resolution) forgetLocked(h *heldPod) {
 	}
 }
 
-// heldCount is the number of pods remembered.
-func (res *resolution) heldCount() int {
-	res.mu.Lock()
-	defer res.mu.Unlock()
-	return len(res.held)
-}
-
 // podEvents forgets a remembered pod when it is deleted or bound to a node.
 func (res *resolution) podEvents() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{

@@ -99,6 +99,13 @@ func gatedPod(s *registrytest.Server, i int) *v1.Pod {
 	return p
 }
 
+// heldCount is the number of pods remembered.
+func (res *resolution) heldCount() int {
+	res.mu.Lock()
+	defer res.mu.Unlock()
+	return len(res.held)
+}
+
 // awaitHeld waits until the plugin remembers n pods.
 func awaitHeld(t *testing.T, res *resolution, n int) {
 	t.Helper()
