@@ -75,19 +75,12 @@ func newSecretReader(get SecretGetter, now func() time.Time) *secretReader {
 // while fresh, else from one GET shared by every concurrent caller.
 func (s *secretReader) read(ctx context.Context, namespace, name string) (*v1.Secret, error) {
 	k := secretKey{namespace, name}
-	now := s.now()
-	s.mu.Lock()
-	c, ok := s.cached[k]
-	s.mu.Unlock()
-	if ok && now.Before(c.expires) {
+	if c, ok := s.fresh(k); ok {
 		return c.secret, c.err
 	}
 	v, err, _ := s.flights.Do(namespace+"/"+name, func() (any, error) {
 		// A flight that ended since the look above has stored it.
-		s.mu.Lock()
-		c, ok := s.cached[k]
-		s.mu.Unlock()
-		if ok && s.now().Before(c.expires) {
+		if c, ok := s.fresh(k); ok {
 			if c.err != nil {
 				return nil, c.err
 			}
@@ -114,6 +107,14 @@ func (s *secretReader) read(ctx context.Context, namespace, name string) (*v1.Se
 		return nil, err
 	}
 	return v.(*v1.Secret), nil
+}
+
+// fresh returns the Secret's cached read while it is fresh.
+func (s *secretReader) fresh(k secretKey) (cachedSecret, bool) {
+	s.mu.Lock()
+	c, ok := s.cached[k]
+	s.mu.Unlock()
+	return c, ok && s.now().Before(c.expires)
 }
 
 // credentialsOnly keeps of a Secret what a docker keyring reads.
