@@ -196,12 +196,13 @@ type guardTransport struct {
 func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	inner := t.inner
 	var err error
-	if origin, hops := redirectChain(req); hops > 0 && !sameHost(origin.URL, req.URL) {
-		err = t.checkHop(req, origin, hops)
-		inner = t.strict
-	} else if hops > maxRedirects {
+	switch origin, hops := redirectChain(req); {
+	case hops > maxRedirects:
 		err = &refusedError{reason: fmt.Sprintf("more than %d redirects from %s", maxRedirects, origin.URL.Host)}
-	} else {
+	case hops > 0 && !sameHost(origin.URL, req.URL):
+		err = t.checkHop(req, origin)
+		inner = t.strict
+	default:
 		err = t.check(req)
 	}
 	if err != nil {
@@ -273,10 +274,7 @@ func sameHost(a, b *url.URL) bool {
 // client to an address, and an address skips the name's certificate
 // check); and, by the strict dialer, a name that resolves to a globally
 // reachable address only.
-func (t *guardTransport) checkHop(req, origin *http.Request, hops int) error {
-	if hops > maxRedirects {
-		return &refusedError{reason: fmt.Sprintf("more than %d redirects from %s", maxRedirects, origin.URL.Host)}
-	}
+func (t *guardTransport) checkHop(req, origin *http.Request) error {
 	switch req.URL.Scheme {
 	case "https":
 	case "http":
