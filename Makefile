@@ -38,7 +38,10 @@ K8S_TOOLS_DIR := $(abspath $(TOOLS_DIR)/$(shell hack/k8s.sh toolsdir $(K8S)))
 
 IMAGE        ?= localhost/windows-aware-scheduler
 IMAGE_TAG    ?= $(VERSION)-k8s$(K8S)
-FUZZTIME     ?= 15s
+# test-fuzz runs each target for this many executions: a count, not a
+# duration, since a timed run on a loaded machine can end in a bare
+# "context deadline exceeded" from the fuzzing engine.
+FUZZTIME     ?= 100000x
 # fuzz-long runs each fuzz target for this many executions.
 FUZZ_EXECS   ?= 10000000
 # The time the fuzzer may spend shrinking each new input. Go's default, 60s,

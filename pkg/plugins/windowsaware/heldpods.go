@@ -111,8 +111,16 @@ func (res *resolution) forgetLocked(h *heldPod) {
 }
 
 // podEvents forgets a remembered pod when it is deleted or bound to a node.
+// A pod can first reach the informer already bound, as an add: when its
+// create was missed and the bind is the first the watch hears of it, or
+// when a relist follows a broken watch.
 func (res *resolution) podEvents() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if p, ok := obj.(*v1.Pod); ok && p.Spec.NodeName != "" {
+				res.forget(p.UID)
+			}
+		},
 		UpdateFunc: func(oldObj, newObj any) {
 			old, ok1 := oldObj.(*v1.Pod)
 			p, ok2 := newObj.(*v1.Pod)

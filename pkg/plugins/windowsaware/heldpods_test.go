@@ -29,9 +29,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
 	fwk "k8s.io/kube-scheduler/framework"
 	schedulerapi "k8s.io/kubernetes/pkg/scheduler/apis/config"
-	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	schedcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
@@ -62,7 +63,7 @@ func watchedResolution(t *testing.T, args *config.WindowsAwareArgs) (*WindowsAwa
 		tf.RegisterPluginAsExtensions(Name, withArgs, "PreFilter", "Filter"),
 		atPreEnqueue,
 	}, "windows-aware",
-		frameworkruntime.WithSnapshotSharedLister(cache.NewSnapshot(nil, testNodes())),
+		frameworkruntime.WithSnapshotSharedLister(schedcache.NewSnapshot(nil, testNodes())),
 		frameworkruntime.WithClientSet(client),
 		frameworkruntime.WithInformerFactory(factory),
 		frameworkruntime.WithPodActivator(newActivations()))
@@ -208,5 +209,46 @@ func TestHeldPodsBounded(t *testing.T) {
 		if want := i >= 15; kept != want {
 			t.Errorf("pod %d remembered = %v, want %v (the newest 10 kept)", i, kept, want)
 		}
+	}
+}
+
+// TestPodEventsForget: each event that says a held pod is gone or bound
+// forgets it, however the informer first hears of the pod; the others keep
+// it.
+func TestPodEventsForget(t *testing.T) {
+	s := slowRegistry(t)
+	bound := func(p *v1.Pod) *v1.Pod {
+		p = p.DeepCopy()
+		p.Spec.NodeName = "win2022"
+		return p
+	}
+	tests := []struct {
+		name   string
+		event  func(h cache.ResourceEventHandler, p *v1.Pod)
+		forget bool
+	}{
+		{"added unbound", func(h cache.ResourceEventHandler, p *v1.Pod) { h.OnAdd(p, false) }, false},
+		{"added already bound", func(h cache.ResourceEventHandler, p *v1.Pod) { h.OnAdd(bound(p), false) }, true},
+		{"updated, still unbound", func(h cache.ResourceEventHandler, p *v1.Pod) { h.OnUpdate(p, p.DeepCopy()) }, false},
+		{"updated to bound", func(h cache.ResourceEventHandler, p *v1.Pod) { h.OnUpdate(p, bound(p)) }, true},
+		{"deleted", func(h cache.ResourceEventHandler, p *v1.Pod) { h.OnDelete(p) }, true},
+		{"deleted, final state unknown", func(h cache.ResourceEventHandler, p *v1.Pod) {
+			h.OnDelete(cache.DeletedFinalStateUnknown{Key: "default/" + p.Name, Obj: p})
+		}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rp := newResolutionFramework(t, slowArgs(s), testNodes())
+			res := rp.pl.resolution
+			p := gatedPod(s, 0)
+			rp.pl.PreEnqueue(context.Background(), p)
+			if n := res.heldCount(); n != 1 {
+				t.Fatalf("%d pods remembered before the event, want 1", n)
+			}
+			tt.event(res.podEvents(), p)
+			if want := map[bool]int{true: 0, false: 1}[tt.forget]; res.heldCount() != want {
+				t.Errorf("%d pods remembered after the event, want %d", res.heldCount(), want)
+			}
+		})
 	}
 }
