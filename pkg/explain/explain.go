@@ -26,6 +26,7 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -97,44 +98,44 @@ func (e *Explainer) explain(ctx context.Context, t Template, groups []nodeGroup)
 	}
 
 	d := e.Plugin.Decide(pod)
-	if d.Conflict != "" {
-		tr.Conflict = &ConflictReport{Kind: string(d.ConflictKind()), Message: d.Conflict, RejectedBy: RejectedByScheduler}
-		tr.HostProcess = d.HostProcess
-		tr.Nodes = e.judgeNodes(&d, pod, groups)
+	if d.Conflict() != "" {
+		tr.Conflict = &ConflictReport{Kind: string(d.ConflictKind()), Message: d.Conflict(), RejectedBy: RejectedByScheduler}
+		tr.HostProcess = d.HostProcess()
+		tr.Nodes = e.judgeNodes(d, pod, groups)
 		return tr, nil
 	}
-	tr.OS, tr.OSSource, tr.HostProcess = d.OS, string(d.OSSource), d.HostProcess
-	tr.OSFrom = osFrom(&d, pod, rc)
-	for _, img := range d.Images {
+	tr.OS, tr.OSSource, tr.HostProcess = d.OS(), string(d.OSSource()), d.HostProcess()
+	tr.OSFrom = osFrom(d, pod, rc)
+	for _, img := range d.Images() {
 		tr.Images = append(tr.Images, imageReport(img))
 	}
-	if d.OS == windows.OSWindows {
-		tr.HostBuilds, tr.AnyBuild = e.hostBuilds(&d)
+	if d.OS() == windows.OSWindows {
+		tr.HostBuilds, tr.AnyBuild = e.hostBuilds(d)
 	}
-	if !d.Target.IsZero() {
-		tr.PreferredBuild = d.Target.Build.String()
+	if !d.Target().IsZero() {
+		tr.PreferredBuild = d.Target().Build.String()
 	}
-	tr.Nodes = e.judgeNodes(&d, pod, groups)
+	tr.Nodes = e.judgeNodes(d, pod, groups)
 	return tr, nil
 }
 
 // osFrom says in words where the decision's OS came from.
-func osFrom(d *windowsaware.Decision, pod *v1.Pod, rc *nodev1.RuntimeClass) string {
-	switch d.OSSource {
-	case windowsaware.SourceSpec:
+func osFrom(d *podneeds.Decision, pod *v1.Pod, rc *nodev1.RuntimeClass) string {
+	switch d.OSSource() {
+	case podneeds.SourceSpec:
 		return ".spec.os.name"
-	case windowsaware.SourceTag, windowsaware.SourceRegistry:
-		for _, img := range d.Images {
-			if img.Windows && img.Source == d.OSSource {
-				if d.OSSource == windowsaware.SourceTag {
-					return "the name of image " + img.Image
+	case podneeds.SourceTag, podneeds.SourceRegistry:
+		for _, img := range d.Images() {
+			if img.Windows && img.Source == d.OSSource() {
+				if d.OSSource() == podneeds.SourceTag {
+					return "the name of image " + img.Ref
 				}
-				return "the platforms the registry lists for image " + img.Image
+				return "the platforms the registry lists for image " + img.Ref
 			}
 		}
-	case windowsaware.SourceHostProcess:
+	case podneeds.SourceHostProcess:
 		return "securityContext.windowsOptions.hostProcess"
-	case windowsaware.SourceSelector:
+	case podneeds.SourceSelector:
 		from := "the pod's required node selector or affinity on " + v1.LabelOSStable
 		if rc != nil && rc.Scheduling != nil {
 			if _, ok := rc.Scheduling.NodeSelector[v1.LabelOSStable]; ok {
@@ -142,14 +143,14 @@ func osFrom(d *windowsaware.Decision, pod *v1.Pod, rc *nodev1.RuntimeClass) stri
 			}
 		}
 		return from
-	case windowsaware.SourceDefault:
+	case podneeds.SourceDefault:
 		return "defaultOS of the WindowsAware args"
 	}
-	return string(d.OSSource)
+	return string(d.OSSource())
 }
 
-func imageReport(img windowsaware.ImageDecision) ImageReport {
-	r := ImageReport{Image: img.Image, Windows: img.Windows, Source: string(img.Source)}
+func imageReport(img podneeds.Image) ImageReport {
+	r := ImageReport{Image: img.Ref, Windows: img.Windows, Source: string(img.Source)}
 	for _, p := range img.Platforms {
 		pr := PlatformReport{OS: p.OS, Arch: p.Arch}
 		if !p.Version.IsZero() {
@@ -168,8 +169,8 @@ func imageReport(img windowsaware.ImageDecision) ImageReport {
 
 // hostBuilds names the Windows builds whose hosts run the decision, by the
 // plugin's own answer.
-func (e *Explainer) hostBuilds(d *windowsaware.Decision) (builds []string, anyBuild bool) {
-	hosts, every := e.Plugin.HostBuilds(d)
+func (e *Explainer) hostBuilds(d *podneeds.Decision) (builds []string, anyBuild bool) {
+	hosts, every := d.HostBuilds()
 	if every {
 		return nil, true
 	}

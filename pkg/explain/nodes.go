@@ -22,22 +22,22 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
 // nodeGroup is the nodes of one platform, as the plugin reads it.
 type nodeGroup struct {
-	platform windowsaware.NodePlatform
+	platform podneeds.NodePlatform
 	nodes    []*v1.Node
 }
 
 // groupNodes groups nodes by platform: Linux first, then Windows by build,
 // malformed build labels last.
 func groupNodes(nodes []*v1.Node) []nodeGroup {
-	index := map[windowsaware.NodePlatform]int{}
+	index := map[podneeds.NodePlatform]int{}
 	var groups []nodeGroup
 	for _, n := range nodes {
-		p := windowsaware.PlatformOf(n)
+		p := podneeds.PlatformOf(n)
 		i, ok := index[p]
 		if !ok {
 			i = len(groups)
@@ -75,7 +75,7 @@ func compareBuilds(a, b string) int {
 // judgeNodes asks the plugin about every node: its fit rule first, then
 // its OS-taint rule for the nodes that fit. Nothing else the scheduler
 // checks (resources, affinity, ports) is looked at.
-func (e *Explainer) judgeNodes(d *windowsaware.Decision, pod *v1.Pod, groups []nodeGroup) *NodeReport {
+func (e *Explainer) judgeNodes(d *podneeds.Decision, pod *v1.Pod, groups []nodeGroup) *NodeReport {
 	if e.Nodes == nil {
 		return nil
 	}
@@ -83,7 +83,7 @@ func (e *Explainer) judgeNodes(d *windowsaware.Decision, pod *v1.Pod, groups []n
 	for _, g := range groups {
 		ng := NodeGroup{OS: g.platform.OS, Build: g.platform.Build, MalformedBuild: g.platform.MalformedBuild, Arch: g.platform.Arch, Nodes: len(g.nodes)}
 		for _, n := range g.nodes {
-			fits, reason := e.Plugin.FitNode(d, n)
+			fits, reason := d.FitNode(n)
 			if fits {
 				if repels, why := e.Plugin.TaintsRepel(d, pod, n); repels {
 					fits, reason = false, why

@@ -107,7 +107,7 @@ const ConflictKindRuntimeClass = "runtime_class"
 
 // ConflictReport is why no node can run the pod.
 type ConflictReport struct {
-	// Kind is one of windowsaware.ConflictKinds, or runtime_class.
+	// Kind is one of podneeds.ConflictKinds, or runtime_class.
 	Kind string `json:"kind"`
 	// Message is the scheduler's (or admission's) own.
 	Message    string `json:"message"`

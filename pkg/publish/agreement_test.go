@@ -95,9 +95,9 @@ func TestPublishedNodesAreTheFiltersNodes(t *testing.T) {
 				continue // untouched; the Filter admits no node
 			}
 			d := p.plugin.Decide(pod)
-			name := fmt.Sprintf("%s: pod %v (os %s)", mode, podImagesOf(pod), d.OS)
+			name := fmt.Sprintf("%s: pod %v (os %s)", mode, podImagesOf(pod), d.OS())
 			for _, node := range nodes {
-				v := judge(t, p.plugin, &d, pod, published, node)
+				v := judge(t, p.plugin, d, pod, published, node)
 				if v.scheduler == v.published {
 					continue
 				}

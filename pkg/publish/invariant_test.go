@@ -29,6 +29,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -149,10 +150,10 @@ type verdicts struct {
 	reason    string
 }
 
-func judge(t *testing.T, pl *windowsaware.WindowsAware, d *windowsaware.Decision, original, published *v1.Pod, node *v1.Node) verdicts {
+func judge(t *testing.T, pl *windowsaware.WindowsAware, d *podneeds.Decision, original, published *v1.Pod, node *v1.Node) verdicts {
 	t.Helper()
 	var v verdicts
-	fits, reason := pl.FitNode(d, node)
+	fits, reason := d.FitNode(node)
 	repels, taintReason := pl.TaintsRepel(d, original, node)
 	own, err := nodeaffinity.GetRequiredNodeAffinity(original).Match(node)
 	if err != nil {
@@ -181,7 +182,7 @@ func checkInvariant(t *testing.T, p *Publisher, nodes []*v1.Node, pod *v1.Pod) {
 		return // untouched; no node fits
 	}
 	for _, node := range nodes {
-		v := judge(t, p.plugin, &d, pod, published, node)
+		v := judge(t, p.plugin, d, pod, published, node)
 		if v.scheduler && !v.published {
 			t.Errorf("pod %v (%s): the scheduler admits node %s, the published pod does not; spec %s",
 				podImagesOf(pod), outcome, node.Name, describe(published))

@@ -25,6 +25,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -92,13 +93,13 @@ func (p *Publisher) Publish(pod *v1.Pod) (Record, Outcome) {
 		return Record{}, OutcomeSkipped
 	}
 	d := p.plugin.Decide(pod)
-	if d.Conflict != "" {
+	if d.Conflict() != "" {
 		return Record{}, OutcomeConflict
 	}
-	rec := Record{Source: string(d.OSSource)}
+	rec := Record{Source: string(d.OSSource())}
 	gatedOn, waits := p.plugin.WaitsForRegistry(pod)
-	if d.OS != "" && (!waits || declared(d.OSSource)) {
-		p.writeOS(pod, &d, &rec)
+	if d.OS() != "" && (!waits || declared(d.OSSource())) {
+		p.writeOS(pod, d, &rec)
 	}
 	if waits && !Gated(pod) {
 		pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, v1.PodSchedulingGate{Name: GatePlatform})
@@ -124,20 +125,20 @@ func (p *Publisher) Publish(pod *v1.Pod) (Record, Outcome) {
 // declared reports whether an OS of this source stands whatever a
 // registry later tells: the pod's .spec, an image's tag, HostProcess. An
 // OS from the default or a selector may yet be overruled by a registry.
-func declared(s windowsaware.Source) bool {
-	return s == windowsaware.SourceSpec || s == windowsaware.SourceTag || s == windowsaware.SourceHostProcess
+func declared(s podneeds.Source) bool {
+	return s == podneeds.SourceSpec || s == podneeds.SourceTag || s == podneeds.SourceHostProcess
 }
 
 // writeOS writes the decision's OS: its node selector and the tolerations
 // of its taints, and, for a Windows pod with images of known builds (not
 // HostProcess, which runs on any build), the builds.
-func (p *Publisher) writeOS(pod *v1.Pod, d *windowsaware.Decision, rec *Record) {
+func (p *Publisher) writeOS(pod *v1.Pod, d *podneeds.Decision, rec *Record) {
 	if _, set := pod.Spec.NodeSelector[v1.LabelOSStable]; !set {
 		if pod.Spec.NodeSelector == nil {
 			pod.Spec.NodeSelector = map[string]string{}
 		}
-		pod.Spec.NodeSelector[v1.LabelOSStable] = d.OS
-		rec.OS = d.OS
+		pod.Spec.NodeSelector[v1.LabelOSStable] = d.OS()
+		rec.OS = d.OS()
 	}
 	for _, t := range p.plugin.OSTolerations(d) {
 		taint := v1.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect}
@@ -147,10 +148,10 @@ func (p *Publisher) writeOS(pod *v1.Pod, d *windowsaware.Decision, rec *Record) 
 		pod.Spec.Tolerations = append(pod.Spec.Tolerations, t)
 		rec.Tolerations = append(rec.Tolerations, fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect))
 	}
-	if d.OS != windows.OSWindows || d.HostProcess {
+	if d.OS() != windows.OSWindows || d.HostProcess() {
 		return
 	}
-	hosts, every := p.plugin.HostBuilds(d)
+	hosts, every := d.HostBuilds()
 	if every || len(hosts) == 0 {
 		return
 	}
@@ -161,7 +162,7 @@ func (p *Publisher) writeOS(pod *v1.Pod, d *windowsaware.Decision, rec *Record) 
 	if requireBuilds(pod, builds) {
 		rec.Builds = builds
 	}
-	if len(builds) > 1 && !d.Target.IsZero() && preferBuild(pod, d.Target.Build.String()) {
-		rec.Preferred = d.Target.Build.String()
+	if len(builds) > 1 && !d.Target().IsZero() && preferBuild(pod, d.Target().Build.String()) {
+		rec.Preferred = d.Target().Build.String()
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
 // LabelGated marks, with the value "true", a pod that carries GatePlatform,
@@ -99,15 +100,15 @@ func (p *Publisher) Ungate(pod *v1.Pod, resolveErr error) (Record, Outcome) {
 		return Record{}, OutcomeSkipped
 	}
 	d := p.plugin.Decide(pod)
-	if d.Conflict != "" {
+	if d.Conflict() != "" {
 		return Record{}, OutcomeConflict
 	}
 	var added Record
-	if d.OS != "" {
-		p.writeOS(pod, &d, &added)
+	if d.OS() != "" {
+		p.writeOS(pod, d, &added)
 	}
 	rec, _ := ParseRecord(pod.Annotations[AnnotationPublished]) // what admission wrote; none is fine
-	rec.Source = string(sourceOf(&d))
+	rec.Source = string(sourceOf(d))
 	rec.GatedOn = ""
 	if resolveErr != nil {
 		rec.Fallback = p.resolution.OnFailure
@@ -150,14 +151,14 @@ func RemoveGate(pod *v1.Pod) bool {
 
 // sourceOf is where what is written came from: the registry when it told
 // the platforms of an image the decision rests on, else the OS's source.
-func sourceOf(d *windowsaware.Decision) windowsaware.Source {
-	if slices.ContainsFunc(d.Images, func(in windowsaware.ImageDecision) bool { return in.Source == windowsaware.SourceRegistry }) {
-		return windowsaware.SourceRegistry
+func sourceOf(d *podneeds.Decision) podneeds.Source {
+	if slices.ContainsFunc(d.Images(), func(in podneeds.Image) bool { return in.Source == podneeds.SourceRegistry }) {
+		return podneeds.SourceRegistry
 	}
-	return d.OSSource
+	return d.OSSource()
 }
 
 // Conflict is the message the scheduler rejects the pod with, when no
 // node can run it whatever the cluster holds (its constraints contradict
 // what its images need), or "". It names the images and builds.
-func (p *Publisher) Conflict(pod *v1.Pod) string { return p.plugin.Decide(pod).Conflict }
+func (p *Publisher) Conflict(pod *v1.Pod) string { return p.plugin.Decide(pod).Conflict() }

@@ -24,6 +24,7 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -61,7 +62,7 @@ func (pl *WindowsAware) PostFilter(ctx context.Context, state fwk.CycleState, po
 	// No requirements: PreFilter rejected the pod for contradicting itself
 	// (no selector fixes that), or the pod needs nothing of WindowsAware.
 	r, err := readRequirements(state)
-	if err != nil || r.need.OS == "" {
+	if err != nil || r.OS() == "" {
 		return nil, unschedulable
 	}
 	nodes, err := pl.handle.SnapshotSharedLister().NodeInfos().List()
@@ -118,30 +119,30 @@ func (pl *WindowsAware) nodeAutoscalersWouldUse(logger klog.Logger, r *requireme
 
 // blindMessage names what the pod needs and the fix, without node names.
 func blindMessage(r *requirements) string {
-	need, selector := r.need.OS, v1.LabelOSStable+": "+r.need.OS
-	if !r.target.IsZero() {
-		build := r.target.Build.String()
+	need, selector := r.OS(), v1.LabelOSStable+": "+r.OS()
+	if target := r.Target(); !target.IsZero() {
+		build := target.Build.String()
 		need += " build " + build
 		selector += ", " + v1.LabelWindowsBuild + ": " + build
 	}
 	return fmt.Sprintf("the pod needs %s (%s), which cluster autoscalers do not see: its own node selector and tolerations also admit nodes of another OS or build. "+
-		"Enable publish mode or add nodeSelector %s", need, describeSource(r.osSource), selector)
+		"Enable publish mode or add nodeSelector %s", need, describeSource(r.OSSource()), selector)
 }
 
 // describeSource says in a few words where the pod's OS came from.
-func describeSource(s Source) string {
+func describeSource(s podneeds.Source) string {
 	switch s {
-	case SourceSpec:
+	case podneeds.SourceSpec:
 		return "from .spec.os.name"
-	case SourceTag:
+	case podneeds.SourceTag:
 		return "from its image tags"
-	case SourceRegistry:
+	case podneeds.SourceRegistry:
 		return "from the platforms its images' registry lists"
-	case SourceHostProcess:
+	case podneeds.SourceHostProcess:
 		return "as a HostProcess pod"
-	case SourceSelector:
+	case podneeds.SourceSelector:
 		return "from its node selector"
-	case SourceDefault:
+	case podneeds.SourceDefault:
 		return "from the scheduler's defaultOS"
 	}
 	return string(s)

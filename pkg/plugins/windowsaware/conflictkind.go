@@ -16,47 +16,14 @@ limitations under the License.
 
 package windowsaware
 
-// ConflictKind names the way a pod contradicts itself, for metrics and for
-// tools that lint manifests: a small fixed set, unlike the messages, which
-// name images and builds.
-type ConflictKind string
-
-const (
-	// ConflictOSVsImage: .spec.os.name linux with a Windows image.
-	ConflictOSVsImage ConflictKind = "os_vs_image"
-	// ConflictBuildsNoHost: images that need builds no single host runs.
-	ConflictBuildsNoHost ConflictKind = "builds_no_host"
-	// ConflictTagTwoBuilds: one tag names two builds (1809-ltsc2022).
-	ConflictTagTwoBuilds ConflictKind = "tag_two_builds"
-	// ConflictSelectorOS: a selector pins kubernetes.io/os to another OS.
-	ConflictSelectorOS ConflictKind = "selector_os"
-	// ConflictSelectorBuild: a selector pins node.kubernetes.io/windows-build
-	// to builds that cannot run the images.
-	ConflictSelectorBuild ConflictKind = "selector_build"
-	// ConflictOther: a conflict of none of the kinds above.
-	ConflictOther ConflictKind = "other"
-)
-
-// ConflictKinds lists every kind.
-var ConflictKinds = []ConflictKind{
-	ConflictOSVsImage, ConflictBuildsNoHost, ConflictTagTwoBuilds,
-	ConflictSelectorOS, ConflictSelectorBuild, ConflictOther,
-}
+import "github.com/windows-aware/windows-aware/pkg/podneeds"
 
 // conflictKindOfError classifies an error of requirementsOf, which is a
-// *conflictError itself (a type assertion: errors.As would allocate on the
-// scheduling path).
-func conflictKindOfError(err error) ConflictKind {
-	if conflict, ok := err.(*conflictError); ok {
-		return conflict.kind
+// *podneeds.Conflict itself (a type assertion: errors.As would allocate on
+// the scheduling path).
+func conflictKindOfError(err error) podneeds.ConflictKind {
+	if conflict, ok := err.(*podneeds.Conflict); ok {
+		return conflict.Kind
 	}
-	return ConflictOther
-}
-
-// ConflictKind classifies the decision's conflict; "" when there is none.
-func (d *Decision) ConflictKind() ConflictKind {
-	if d.Conflict == "" {
-		return ""
-	}
-	return d.conflictKind
+	return podneeds.ConflictOther
 }

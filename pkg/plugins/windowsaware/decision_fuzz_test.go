@@ -25,6 +25,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
+
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
 // FuzzDecide generates pods (images, .spec.os, HostProcess, OS and build
@@ -68,7 +70,7 @@ func FuzzDecide(f *testing.F) {
 			selector[v1.LabelOSStable] = selOS
 		}
 		if selBuild != "" {
-			selector[LabelWindowsBuild] = selBuild
+			selector[v1.LabelWindowsBuild] = selBuild
 		}
 		if len(selector) > 0 {
 			pod.Spec.NodeSelector = selector
@@ -79,7 +81,7 @@ func FuzzDecide(f *testing.F) {
 			labels[v1.LabelOSStable] = nodeOSLabel
 		}
 		if nodeBuildLabel != "" {
-			labels[LabelWindowsBuild] = nodeBuildLabel
+			labels[v1.LabelWindowsBuild] = nodeBuildLabel
 		}
 		node := st.MakeNode().Name("n").Obj()
 		node.Labels = labels
@@ -88,13 +90,13 @@ func FuzzDecide(f *testing.F) {
 		pl, h := classedPlugin(t)
 		h.OnAdd(node, true)
 		d := pl.Decide(pod)
-		fits, reason := pl.FitNode(&d, node)
+		fits, reason := d.FitNode(node)
 
 		state := newState()
 		_, status := pl.PreFilter(context.Background(), state, pod, []fwk.NodeInfo{nodeInfo(node)})
-		if d.Conflict != "" {
-			if status.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(status.Message(), d.Conflict) {
-				t.Fatalf("Decide found a conflict (%s), PreFilter returned %v", d.Conflict, status)
+		if d.Conflict() != "" {
+			if status.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(status.Message(), d.Conflict()) {
+				t.Fatalf("Decide found a conflict (%s), PreFilter returned %v", d.Conflict(), status)
 			}
 			if fits {
 				t.Fatalf("a conflicting pod fits a node")
@@ -115,8 +117,8 @@ func FuzzDecide(f *testing.F) {
 		}
 		// A node with no OS label is a Linux node, as every kubelet would
 		// have labelled it.
-		if os := cmp.Or(nodeOS(node), "linux"); fits && d.OS != "" && !strings.EqualFold(os, d.OS) {
-			t.Fatalf("a %s pod fits a node of OS %q", d.OS, nodeOS(node))
+		if os := cmp.Or(podneeds.NodeOS(node), "linux"); fits && d.OS() != "" && !strings.EqualFold(os, d.OS()) {
+			t.Fatalf("a %s pod fits a node of OS %q", d.OS(), podneeds.NodeOS(node))
 		}
 	})
 }

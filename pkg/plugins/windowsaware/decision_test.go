@@ -22,6 +22,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
 func withNodeSelector(p *v1.Pod, kv ...string) *v1.Pod {
@@ -39,27 +41,27 @@ func TestDecideConflictKinds(t *testing.T) {
 	tests := []struct {
 		name string
 		pod  *v1.Pod
-		want ConflictKind
+		want podneeds.ConflictKind
 	}{
 		{name: "no conflict", pod: pod(img2019).Obj(), want: ""},
-		{name: "linux .spec.os.name, windows image", pod: withOS(pod(img2019), v1.Linux), want: ConflictOSVsImage},
-		{name: "ltsc2019 with ltsc2022", pod: pod(img2019, img2022).Obj(), want: ConflictBuildsNoHost},
-		{name: "one tag, two builds", pod: pod("mcr.microsoft.com/windows/servercore:1809-ltsc2022").Obj(), want: ConflictTagTwoBuilds},
-		{name: "windows image, linux selector", pod: withNodeSelector(pod(img2019).Obj(), v1.LabelOSStable, "linux"), want: ConflictSelectorOS},
-		{name: "ltsc2022 image, 2019 build selector", pod: withNodeSelector(pod(img2022).Obj(), LabelWindowsBuild, "10.0.17763"), want: ConflictSelectorBuild},
+		{name: "linux .spec.os.name, windows image", pod: withOS(pod(img2019), v1.Linux), want: podneeds.ConflictOSVsImage},
+		{name: "ltsc2019 with ltsc2022", pod: pod(img2019, img2022).Obj(), want: podneeds.ConflictBuildsNoHost},
+		{name: "one tag, two builds", pod: pod("mcr.microsoft.com/windows/servercore:1809-ltsc2022").Obj(), want: podneeds.ConflictTagTwoBuilds},
+		{name: "windows image, linux selector", pod: withNodeSelector(pod(img2019).Obj(), v1.LabelOSStable, "linux"), want: podneeds.ConflictSelectorOS},
+		{name: "ltsc2022 image, 2019 build selector", pod: withNodeSelector(pod(img2022).Obj(), v1.LabelWindowsBuild, "10.0.17763"), want: podneeds.ConflictSelectorBuild},
 		{name: "ltsc2022 image under a 2019 RuntimeClass", pod: func() *v1.Pod {
-			p := withNodeSelector(pod(img2022).Obj(), LabelWindowsBuild, "10.0.17763")
+			p := withNodeSelector(pod(img2022).Obj(), v1.LabelWindowsBuild, "10.0.17763")
 			p.Spec.RuntimeClassName = ptr.To("windows-2019")
 			return p
-		}(), want: ConflictSelectorBuild},
+		}(), want: podneeds.ConflictSelectorBuild},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := pl.Decide(tt.pod)
 			if got := d.ConflictKind(); got != tt.want {
-				t.Errorf("ConflictKind() = %q, want %q (conflict %q)", got, tt.want, d.Conflict)
+				t.Errorf("podneeds.ConflictKind() = %q, want %q (conflict %q)", got, tt.want, d.Conflict())
 			}
-			if fits, reason := pl.FitNode(&d, windowsNode("w", "10.0.17763", "")); tt.want != "" && (fits || reason != d.Conflict) {
+			if fits, reason := d.FitNode(windowsNode("w", "10.0.17763", "")); tt.want != "" && (fits || reason != d.Conflict()) {
 				t.Errorf("FitNode = %v, %q; a conflicting pod fits no node, with its conflict as the reason", fits, reason)
 			}
 		})
@@ -72,18 +74,18 @@ func TestPlatformOf(t *testing.T) {
 	tests := []struct {
 		name string
 		node *v1.Node
-		want NodePlatform
+		want podneeds.NodePlatform
 	}{
-		{"linux", arm, NodePlatform{OS: "linux", Arch: "arm64"}},
-		{"build label", windowsNode("w", "10.0.20348", "10.0.20348.2227"), NodePlatform{OS: "windows", Build: "10.0.20348"}},
-		{"kernel version only", windowsNode("w", "", "10.0.17763.437"), NodePlatform{OS: "windows", Build: "10.0.17763"}},
-		{"nothing reported", windowsNode("w", "", ""), NodePlatform{OS: "windows"}},
-		{"malformed label", windowsNode("w", "banana", "10.0.17763.437"), NodePlatform{OS: "windows", Build: "banana", MalformedBuild: true}},
+		{"linux", arm, podneeds.NodePlatform{OS: "linux", Arch: "arm64"}},
+		{"build label", windowsNode("w", "10.0.20348", "10.0.20348.2227"), podneeds.NodePlatform{OS: "windows", Build: "10.0.20348"}},
+		{"kernel version only", windowsNode("w", "", "10.0.17763.437"), podneeds.NodePlatform{OS: "windows", Build: "10.0.17763"}},
+		{"nothing reported", windowsNode("w", "", ""), podneeds.NodePlatform{OS: "windows"}},
+		{"malformed label", windowsNode("w", "banana", "10.0.17763.437"), podneeds.NodePlatform{OS: "windows", Build: "banana", MalformedBuild: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, PlatformOf(tt.node)); diff != "" {
-				t.Errorf("PlatformOf (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tt.want, podneeds.PlatformOf(tt.node)); diff != "" {
+				t.Errorf("podneeds.PlatformOf (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -111,7 +113,7 @@ func TestTaintsRepel(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := pl.Decide(tt.pod)
-			repels, reason := pl.TaintsRepel(&d, tt.pod, tt.node)
+			repels, reason := pl.TaintsRepel(d, tt.pod, tt.node)
 			if repels != tt.want {
 				t.Fatalf("TaintsRepel = %v, want %v", repels, tt.want)
 			}

@@ -16,10 +16,12 @@ limitations under the License.
 
 // Package windowsaware holds the scheduler plugins of the windows-aware
 // profile. The rules live in package windows (what an image needs, which
-// host runs it, windows.Mode.Fit); this package feeds them from pods and
-// nodes and keeps them off the per-node path:
+// host runs it, windows.Mode.Fit) and the decision built on them in
+// package podneeds (what a pod needs, Decision.Fits), which the webhook,
+// the gate controller and explain call too; this package feeds them from
+// the scheduler and keeps them off the per-node path:
 //
-//   - WindowsAware works out in PreFilter which OS and which Windows
+//   - WindowsAware asks podneeds in PreFilter which OS and which Windows
 //     platforms a pod needs (requirements.go) and its verdict on each node
 //     class (nodeclasses.go: nodes alike in OS, architecture and build,
 //     classified once per node object from the node informer); Filter and

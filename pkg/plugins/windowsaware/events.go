@@ -27,6 +27,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/util"
 
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -54,7 +55,7 @@ func (pl *WindowsAware) isSchedulableAfterPodChange(logger klog.Logger, pod *v1.
 	if !isTargetPod(pod, newPod) {
 		return fwk.QueueSkip, nil
 	}
-	if slices.Equal(podImages(oldPod), podImages(newPod)) &&
+	if slices.Equal(podneeds.ImageRefs(oldPod), podneeds.ImageRefs(newPod)) &&
 		maps.Equal(oldPod.Spec.NodeSelector, newPod.Spec.NodeSelector) &&
 		equality.Semantic.DeepEqual(oldPod.Spec.Affinity, newPod.Spec.Affinity) {
 		return fwk.QueueSkip, nil
@@ -75,21 +76,14 @@ func (pl *WindowsAware) isSchedulableAfterNodeChange(logger klog.Logger, pod *v1
 		// The pod contradicts itself; no node can change that.
 		return fwk.QueueSkip, nil
 	}
-	if pl.fitsHost(r, newNode) != windows.Fits {
+	if r.FitsNode(newNode) != windows.Fits {
 		logger.V(5).Info("node still cannot run the pod's OS or build", "pod", klog.KObj(pod), "node", klog.KObj(newNode))
 		return fwk.QueueSkip, nil
 	}
-	if oldNode != nil && pl.fitsHost(r, oldNode) == windows.Fits {
+	if oldNode != nil && r.FitsNode(oldNode) == windows.Fits {
 		logger.V(5).Info("node already ran the pod's OS and build", "pod", klog.KObj(pod), "node", klog.KObj(newNode))
 		return fwk.QueueSkip, nil
 	}
 	logger.V(5).Info("node now runs the pod's OS and build", "pod", klog.KObj(pod), "node", klog.KObj(newNode))
 	return fwk.Queue, nil
-}
-
-// fitsHost is the pod's verdict on a node, read from its labels: a hint
-// sees node objects the class table may not hold yet.
-func (pl *WindowsAware) fitsHost(r *requirements, node *v1.Node) windows.Fit {
-	host := hostOf(node)
-	return pl.mode.Fit(&r.need, &host)
 }

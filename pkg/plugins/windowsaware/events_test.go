@@ -44,7 +44,7 @@ func TestEventsToRegister(t *testing.T) {
 func TestWindowsAwareQueueingHint(t *testing.T) {
 	relabel := func(n *v1.Node, build string) *v1.Node {
 		n = n.DeepCopy()
-		n.Labels[LabelWindowsBuild] = build
+		n.Labels[v1.LabelWindowsBuild] = build
 		return n
 	}
 	w2019 := windowsNode("w", "10.0.17763", "10.0.17763.1")
@@ -56,7 +56,7 @@ func TestWindowsAwareQueueingHint(t *testing.T) {
 		{"linux node added for a 2025 pod", pod(img2025).Obj(), nil, linuxNode("l"), fwk.QueueSkip},
 		{"malformed label corrected", pod(img2019).Obj(), banana, relabel(banana, "10.0.17763"), fwk.Queue},
 		{"label changed to a wrong build", pod(img2019).Obj(), banana, relabel(banana, "10.0.20348"), fwk.QueueSkip},
-		{"node already fitted", pod(img2019).Obj(), w2019, st.MakeNode().Name("w").Label(v1.LabelOSStable, "windows").Label(LabelWindowsBuild, "10.0.17763").Label("zone", "a").Obj(), fwk.QueueSkip},
+		{"node already fitted", pod(img2019).Obj(), w2019, st.MakeNode().Name("w").Label(v1.LabelOSStable, "windows").Label(v1.LabelWindowsBuild, "10.0.17763").Label("zone", "a").Obj(), fwk.QueueSkip},
 		{"linux node turns windows", withOS(pod("acme/tool:1"), v1.Windows), linuxNode("n"), st.MakeNode().Name("n").Label(v1.LabelOSStable, "windows").Obj(), fwk.Queue},
 		{"a pod that contradicts itself never requeues", pod(img2019, img2022).Obj(), nil, w2025, fwk.QueueSkip},
 	}
@@ -129,7 +129,7 @@ func TestWindowsAwarePodChangeHint(t *testing.T) {
 	newLabel := base.DeepCopy()
 	newLabel.Labels = map[string]string{"app": "x"}
 	newSelector := base.DeepCopy()
-	newSelector.Spec.NodeSelector = map[string]string{LabelWindowsBuild: "10.0.20348"}
+	newSelector.Spec.NodeSelector = map[string]string{v1.LabelWindowsBuild: "10.0.20348"}
 	newToleration := base.DeepCopy()
 	newToleration.Spec.Tolerations = []v1.Toleration{{Key: "gpu", Operator: v1.TolerationOpExists}}
 

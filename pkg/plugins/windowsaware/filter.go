@@ -23,17 +23,19 @@ import (
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
 // Unschedulable reasons, constant so that the scheduler aggregates them as
 // "0/N nodes are available: 3 node(s) didn't match Pod's OS, ...".
+// They are package podneeds', whose verdicts they name.
 const (
-	ErrReasonOS             = "node(s) didn't match Pod's OS"
-	ErrReasonBuild          = "node(s) had an incompatible Windows build"
-	ErrReasonNoBuild        = "node(s) didn't report a Windows build"
-	ErrReasonMalformedBuild = "node(s) had a malformed Windows build label"
-	ErrReasonArch           = "node(s) didn't match the image's architecture"
+	ErrReasonOS             = podneeds.ReasonOS
+	ErrReasonBuild          = podneeds.ReasonBuild
+	ErrReasonNoBuild        = podneeds.ReasonNoBuild
+	ErrReasonMalformedBuild = podneeds.ReasonMalformedBuild
+	ErrReasonArch           = podneeds.ReasonArch
 )
 
 // reasonsOf maps each verdict to its reason. Each reason lives in a slice
@@ -64,7 +66,7 @@ func (pl *WindowsAware) PreFilter(_ context.Context, state fwk.CycleState, pod *
 	if err != nil {
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}
-	if r.needsNothing() {
+	if r.NeedsNothing() {
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
 	pl.judgeClasses(r, pl.classes.current())
@@ -83,9 +85,9 @@ func (pl *WindowsAware) judgeClasses(r *requirements, t *classTable) {
 	r.classes = t
 	r.fits = make([]windows.Fit, len(t.hosts))
 	for i := range t.hosts {
-		r.fits[i] = pl.mode.Fit(&r.need, &t.hosts[i])
+		r.fits[i] = r.Fits(&t.hosts[i])
 	}
-	if len(r.need.Images) == 0 {
+	if !r.NamesBuilds() {
 		return
 	}
 	r.scores = make([]int64, len(t.hosts))
@@ -100,7 +102,7 @@ func (pl *WindowsAware) fit(r *requirements, node *v1.Node) windows.Fit {
 	if c, ok := r.classes.class(node); ok {
 		return r.fits[c]
 	}
-	return pl.fitsHost(r, node)
+	return r.FitsNode(node)
 }
 
 // PreFilterExtensions returns nil: requirements do not depend on other pods.
@@ -132,7 +134,7 @@ func (pl *WindowsAware) readOrWorkOut(state fwk.CycleState, pod *v1.Pod) (*requi
 	if err != nil {
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}
-	if r.needsNothing() {
+	if r.NeedsNothing() {
 		return nil, nil
 	}
 	return r, nil

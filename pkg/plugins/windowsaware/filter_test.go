@@ -190,20 +190,20 @@ func TestPreFilterConflicts(t *testing.T) {
 		{name: "images no single host runs", pod: pod(img2019, img2022).Obj(), wantIn: []string{img2019, "10.0.17763", img2022, "10.0.20348", "containerd"}},
 		{name: "init container against container", pod: withInit(pod(img2022), img2016), wantIn: []string{img2016, "10.0.14393", img2022}},
 		{name: "one tag naming two builds", pod: pod("mcr.microsoft.com/windows/servercore:1809-ltsc2022").Obj(), wantIn: []string{"1809-ltsc2022", "10.0.17763", "10.0.20348"}},
-		{name: "nodeSelector build contradicts the tag", pod: pod(img2022).NodeSelector(map[string]string{LabelWindowsBuild: "10.0.17763"}).Obj(), wantIn: []string{LabelWindowsBuild, "10.0.17763", img2022, "10.0.20348"}},
+		{name: "nodeSelector build contradicts the tag", pod: pod(img2022).NodeSelector(map[string]string{v1.LabelWindowsBuild: "10.0.17763"}).Obj(), wantIn: []string{v1.LabelWindowsBuild, "10.0.17763", img2022, "10.0.20348"}},
 		{name: "runtimeclass-merged selector is named", pod: func() *v1.Pod {
-			p := pod(img2022).NodeSelector(map[string]string{v1.LabelOSStable: "windows", LabelWindowsBuild: "10.0.17763"}).Obj()
+			p := pod(img2022).NodeSelector(map[string]string{v1.LabelOSStable: "windows", v1.LabelWindowsBuild: "10.0.17763"}).Obj()
 			p.Spec.RuntimeClassName = ptr.To("windows-2019")
 			return p
 		}(), wantIn: []string{`RuntimeClass "windows-2019"`, img2022}},
-		{name: "node affinity build contradicts the tag", pod: pod(img2025).NodeAffinityIn(LabelWindowsBuild, []string{"10.0.17763", "10.0.20348"}, st.NodeSelectorTypeMatchExpressions).Obj(), wantIn: []string{LabelWindowsBuild, img2025, "10.0.26100"}},
+		{name: "node affinity build contradicts the tag", pod: pod(img2025).NodeAffinityIn(v1.LabelWindowsBuild, []string{"10.0.17763", "10.0.20348"}, st.NodeSelectorTypeMatchExpressions).Obj(), wantIn: []string{v1.LabelWindowsBuild, img2025, "10.0.26100"}},
 		{name: "nodeSelector os contradicts a windows image", pod: pod(img2019).NodeSelector(map[string]string{v1.LabelOSStable: "linux"}).Obj(), wantIn: []string{"windows node", v1.LabelOSStable}},
-		{name: "garbage build selector", pod: pod(img2019).NodeSelector(map[string]string{LabelWindowsBuild: "banana"}).Obj(), wantIn: []string{"banana", img2019}},
+		{name: "garbage build selector", pod: pod(img2019).NodeSelector(map[string]string{v1.LabelWindowsBuild: "banana"}).Obj(), wantIn: []string{"banana", img2019}},
 
-		{name: "selector that agrees", pod: pod(img2019).NodeSelector(map[string]string{LabelWindowsBuild: "10.0.17763"}).Obj(), wantIn: nil},
-		{name: "a 2025 selector runs ltsc2022", pod: pod(img2022).NodeSelector(map[string]string{LabelWindowsBuild: "10.0.26100"}).Obj(), wantIn: nil},
+		{name: "selector that agrees", pod: pod(img2019).NodeSelector(map[string]string{v1.LabelWindowsBuild: "10.0.17763"}).Obj(), wantIn: nil},
+		{name: "a 2025 selector runs ltsc2022", pod: pod(img2022).NodeSelector(map[string]string{v1.LabelWindowsBuild: "10.0.26100"}).Obj(), wantIn: nil},
 		{name: "affinity with one term free of the key", pod: func() *v1.Pod {
-			p := pod(img2025).NodeAffinityIn(LabelWindowsBuild, []string{"10.0.17763"}, st.NodeSelectorTypeMatchExpressions).Obj()
+			p := pod(img2025).NodeAffinityIn(v1.LabelWindowsBuild, []string{"10.0.17763"}, st.NodeSelectorTypeMatchExpressions).Obj()
 			terms := &p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
 			*terms = append(*terms, v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{{Key: "zone", Operator: v1.NodeSelectorOpExists}}})
 			return p

@@ -60,7 +60,7 @@ func linuxNode(name string) *v1.Node {
 func windowsNode(name, build, kernel string, taints ...v1.Taint) *v1.Node {
 	w := st.MakeNode().Name(name).Label(v1.LabelOSStable, "windows")
 	if build != "" {
-		w = w.Label(LabelWindowsBuild, build)
+		w = w.Label(v1.LabelWindowsBuild, build)
 	}
 	if taints == nil {
 		taints = []v1.Taint{osTaint}

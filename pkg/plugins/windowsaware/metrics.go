@@ -23,6 +23,7 @@ import (
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -99,7 +100,7 @@ func Register() {
 // decisionKey is one series of PodDecisions.
 type decisionKey struct {
 	os     string
-	source Source
+	source podneeds.Source
 }
 
 // metricSeries are the series of the known label values, resolved once
@@ -107,23 +108,23 @@ type decisionKey struct {
 // where WithLabelValues would allocate its variadic slice on every pod.
 type metricSeries struct {
 	decisions map[decisionKey]metrics.CounterMetric
-	conflicts map[ConflictKind]metrics.CounterMetric
+	conflicts map[podneeds.ConflictKind]metrics.CounterMetric
 }
 
 // series is nil until Register has run; nothing is recorded before.
 var series atomic.Pointer[metricSeries]
 
 // metricSources are the values of the source label.
-var metricSources = []Source{SourceSpec, SourceTag, SourceRegistry, SourceHostProcess, SourceSelector, SourceDefault}
+var metricSources = []podneeds.Source{podneeds.SourceSpec, podneeds.SourceTag, podneeds.SourceRegistry, podneeds.SourceHostProcess, podneeds.SourceSelector, podneeds.SourceDefault}
 
 func resolveMetrics() {
-	s := &metricSeries{decisions: map[decisionKey]metrics.CounterMetric{}, conflicts: map[ConflictKind]metrics.CounterMetric{}}
+	s := &metricSeries{decisions: map[decisionKey]metrics.CounterMetric{}, conflicts: map[podneeds.ConflictKind]metrics.CounterMetric{}}
 	for _, os := range []string{windows.OSLinux, windows.OSWindows, metricOSAny, metricOSOther} {
 		for _, source := range metricSources {
 			s.decisions[decisionKey{os, source}] = PodDecisions.WithLabelValues(os, string(source))
 		}
 	}
-	for _, kind := range ConflictKinds {
+	for _, kind := range podneeds.ConflictKinds {
 		s.conflicts[kind] = PodConflicts.WithLabelValues(string(kind))
 	}
 	series.Store(s)
@@ -145,7 +146,7 @@ func recordDecision(r *requirements, err error) {
 		}
 		return
 	}
-	key := decisionKey{metricOS(r.need.OS), r.osSource}
+	key := decisionKey{metricOS(r.OS()), r.OSSource()}
 	if c, ok := s.decisions[key]; ok {
 		c.Inc()
 	} else {

@@ -27,6 +27,8 @@ import (
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/component-base/metrics/testutil"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
 // newRegisteredPlugin builds the plugin as the scheduler does, which
@@ -49,7 +51,7 @@ func decisions(t *testing.T, os, source string) float64 {
 	return v
 }
 
-func conflicts(t *testing.T, kind ConflictKind) float64 {
+func conflicts(t *testing.T, kind podneeds.ConflictKind) float64 {
 	t.Helper()
 	v, err := testutil.GetCounterMetricValue(PodConflicts.WithLabelValues(string(kind)))
 	if err != nil {
@@ -68,16 +70,16 @@ func TestPreFilterCountsDecisions(t *testing.T) {
 		name       string
 		pod        *v1.Pod
 		wantOS     string
-		wantSource Source
-		wantKind   ConflictKind // set for a conflict, which counts no decision
+		wantSource podneeds.Source
+		wantKind   podneeds.ConflictKind // set for a conflict, which counts no decision
 	}{
-		{name: "linux image, default", pod: pod(imgLinux).Obj(), wantOS: "linux", wantSource: SourceDefault},
-		{name: "windows tag", pod: pod(img2019).Obj(), wantOS: "windows", wantSource: SourceTag},
-		{name: ".spec.os.name", pod: withOS(pod(imgLinux), v1.Windows), wantOS: "windows", wantSource: SourceSpec},
-		{name: "hostProcess", pod: hostProcess(pod("busybox:1.36")), wantOS: "windows", wantSource: SourceHostProcess},
-		{name: "selector", pod: withSelector(pod(imgLinux).Obj(), v1.LabelOSStable, "windows"), wantOS: "windows", wantSource: SourceSelector},
-		{name: "selector to an OS of its own", pod: withSelector(pod(imgLinux).Obj(), v1.LabelOSStable, "plan9"), wantOS: "other", wantSource: SourceSelector},
-		{name: "conflict", pod: withOS(pod(img2019), v1.Linux), wantKind: ConflictOSVsImage},
+		{name: "linux image, default", pod: pod(imgLinux).Obj(), wantOS: "linux", wantSource: podneeds.SourceDefault},
+		{name: "windows tag", pod: pod(img2019).Obj(), wantOS: "windows", wantSource: podneeds.SourceTag},
+		{name: ".spec.os.name", pod: withOS(pod(imgLinux), v1.Windows), wantOS: "windows", wantSource: podneeds.SourceSpec},
+		{name: "hostProcess", pod: hostProcess(pod("busybox:1.36")), wantOS: "windows", wantSource: podneeds.SourceHostProcess},
+		{name: "selector", pod: withSelector(pod(imgLinux).Obj(), v1.LabelOSStable, "windows"), wantOS: "windows", wantSource: podneeds.SourceSelector},
+		{name: "selector to an OS of its own", pod: withSelector(pod(imgLinux).Obj(), v1.LabelOSStable, "plan9"), wantOS: "other", wantSource: podneeds.SourceSelector},
+		{name: "conflict", pod: withOS(pod(img2019), v1.Linux), wantKind: podneeds.ConflictOSVsImage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
 
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -53,8 +54,8 @@ import (
 // cannot run. Otherwise, as while the informer delivers the first nodes,
 // every node is looked at.
 func (pl *WindowsAware) narrow(r *requirements, pod *v1.Pod, nodes []fwk.NodeInfo) sets.Set[string] {
-	scored := len(r.need.Images) > 0
-	narrowing := r.need.OS == windows.OSWindows && !wasUnschedulable(pod)
+	scored := r.NamesBuilds()
+	narrowing := r.OS() == windows.OSWindows && !wasUnschedulable(pod)
 	if len(nodes) == 0 || (!scored && !narrowing) {
 		return nil
 	}
@@ -82,7 +83,7 @@ type fitting struct {
 func fittingByClass(r *requirements) fitting {
 	t := r.classes
 	var classes []int32
-	f := fitting{uniform: !r.target.HasRevision}
+	f := fitting{uniform: !r.Target().HasRevision}
 	first := int64(-1)
 	for c, fit := range r.fits {
 		if fit != windows.Fits || len(t.names[c]) == 0 {
@@ -106,7 +107,7 @@ func fittingByClass(r *requirements) fitting {
 func (pl *WindowsAware) fittingByNode(r *requirements, nodes []fwk.NodeInfo) fitting {
 	scored := r.scores != nil // judgeClasses ranks the classes of a pod Score ranks
 	fits := make([]int32, 0, len(nodes)/4)
-	f := fitting{uniform: !r.target.HasRevision}
+	f := fitting{uniform: !r.Target().HasRevision}
 	first := int64(-1)
 	for i, ni := range nodes {
 		node := ni.Node()
@@ -119,8 +120,8 @@ func (pl *WindowsAware) fittingByNode(r *requirements, nodes []fwk.NodeInfo) fit
 		case known:
 			fit = r.fits[c]
 		default:
-			host := hostOf(node)
-			fit, score = pl.mode.Fit(&r.need, &host), r.score(&host)
+			host := podneeds.HostOf(node)
+			fit, score = r.Fits(&host), r.score(&host)
 		}
 		if fit != windows.Fits {
 			continue

@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -192,7 +193,7 @@ func (c *nodeClasses) current() *classTable {
 			}
 			continue
 		}
-		id := c.classFor(next, hostOf(ch.new))
+		id := c.classFor(next, podneeds.HostOf(ch.new))
 		next.classOf[ch.new] = id
 		if hadOld && oldID == id && ch.old.Name == ch.new.Name {
 			continue // a status update: same node, same class

@@ -117,7 +117,7 @@ func TestClassTableLookupIsUsed(t *testing.T) {
 	// The table classified the object when it was told of it; only the
 	// table can still call it a 2019 node after its labels are mutated in
 	// place (which the scheduler never does).
-	node.Labels[LabelWindowsBuild] = "10.0.20348"
+	node.Labels[v1.LabelWindowsBuild] = "10.0.20348"
 	if !passes(t, pl, ltsc2019, node) {
 		t.Error("Filter read the labels of a node the class table holds")
 	}

@@ -31,6 +31,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/util"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
 // OSTaintTolerationName is the name of the OSTaintToleration plugin.
@@ -151,10 +152,10 @@ func (pl *OSTaintToleration) isSchedulableAfterNodeChange(logger klog.Logger, po
 	if err != nil {
 		return fwk.Queue, err
 	}
-	if pl.untolerated(logger, newNode, nodeOS(newNode), pod.Spec.Tolerations, anyOSToleration(newNode)) {
+	if pl.untolerated(logger, newNode, podneeds.NodeOS(newNode), pod.Spec.Tolerations, anyOSToleration(newNode)) {
 		return fwk.QueueSkip, nil
 	}
-	if oldNode != nil && !pl.untolerated(logger, oldNode, nodeOS(oldNode), pod.Spec.Tolerations, anyOSToleration(oldNode)) {
+	if oldNode != nil && !pl.untolerated(logger, oldNode, podneeds.NodeOS(oldNode), pod.Spec.Tolerations, anyOSToleration(oldNode)) {
 		return fwk.QueueSkip, nil
 	}
 	logger.V(5).Info("node's taints no longer repel the pod", "pod", klog.KObj(pod), "node", klog.KObj(newNode))
@@ -165,7 +166,7 @@ func (pl *OSTaintToleration) isSchedulableAfterNodeChange(logger klog.Logger, po
 // any key and effect: the widest implicit toleration a pod can be granted.
 // It is nil on a node that names no OS, which has no OS taint.
 func anyOSToleration(node *v1.Node) *osToleration {
-	os := nodeOS(node)
+	os := podneeds.NodeOS(node)
 	if os == "" {
 		return nil
 	}
@@ -204,7 +205,7 @@ func (r *requirements) osOf(node *v1.Node) string {
 			return r.classes.hosts[c].OS
 		}
 	}
-	return nodeOS(node)
+	return podneeds.NodeOS(node)
 }
 
 // OSTaintSpellings are the values OS taints are written with, besides any
@@ -231,11 +232,11 @@ func OSTaintSpellings(os string) []string {
 // stock scheduler) see what OSTaintToleration allows, and nothing more.
 // Nil when the decision matched the pod to no OS or osTaints.tolerate is
 // off.
-func (pl *WindowsAware) OSTolerations(d *Decision) []v1.Toleration {
-	if d.r == nil || d.r.osToleration == nil {
+func (pl *WindowsAware) OSTolerations(d *podneeds.Decision) []v1.Toleration {
+	o := pl.osTolerationOf(d)
+	if o == nil {
 		return nil
 	}
-	o := d.r.osToleration
 	var out []v1.Toleration
 	for _, key := range o.taints.Keys {
 		for _, effect := range o.taints.Effects {

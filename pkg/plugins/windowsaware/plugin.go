@@ -28,7 +28,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/apis/config/validation"
-	"github.com/windows-aware/windows-aware/pkg/windows"
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
 // Name is the name of the WindowsAware plugin in the registry and in
@@ -38,8 +38,7 @@ const Name = "WindowsAware"
 // WindowsAware places pods by OS and Windows build.
 type WindowsAware struct {
 	args    config.WindowsAwareArgs
-	images  *imageCache
-	mode    windows.Mode
+	decider *podneeds.Decider
 	classes *nodeClasses
 	// resolution reads image platforms from registries; nil when off.
 	resolution *resolution
@@ -129,21 +128,11 @@ func (pl *WindowsAware) HasSynced() bool {
 }
 
 func newWindowsAware(args *config.WindowsAwareArgs) (*WindowsAware, error) {
-	extra := make([]windows.Release, 0, len(args.ExtraReleases))
-	for _, r := range args.ExtraReleases {
-		b, _ := windows.ParseBuild(r.Build) // validated in decodeArgs
-		extra = append(extra, windows.Release{Token: r.Token, Build: b})
-	}
-	catalog, err := windows.NewCatalog(extra)
+	decider, err := podneeds.New(args)
 	if err != nil {
-		return nil, fmt.Errorf("extraReleases: %w", err)
+		return nil, err
 	}
-	mode, err := windows.ParseMode(args.CompatibilityMode)
-	if err != nil {
-		return nil, fmt.Errorf("compatibilityMode: %w", err)
-	}
-	return &WindowsAware{args: *args, images: newImageCache(catalog), mode: mode, classes: newNodeClasses(),
-		blindReported: lru.New(maxBlindReported)}, nil
+	return &WindowsAware{args: *args, decider: decider, classes: newNodeClasses(), blindReported: lru.New(maxBlindReported)}, nil
 }
 
 // decodeArgs accepts the internal args the scheduler's configuration

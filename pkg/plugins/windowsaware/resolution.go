@@ -20,7 +20,6 @@ import (
 	"container/list"
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
@@ -34,6 +33,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -169,36 +169,6 @@ func scopeCovers(scope, os string) bool {
 	return false
 }
 
-// declaredOS is the OS a pod declares before any registry is asked: its
-// .spec.os.name, or Windows when a tag or HostProcess says so.
-func (pl *WindowsAware) declaredOS(pod *v1.Pod) string {
-	if pod.Spec.OS != nil {
-		return strings.ToLower(string(pod.Spec.OS.Name))
-	}
-	if isHostProcess(pod) {
-		return windows.OSWindows
-	}
-	found := false
-	forEachImage(pod, func(ref string) bool {
-		if img, err := pl.images.imageOf(ref); err == nil && img.Windows {
-			found = true
-			return false
-		}
-		return true
-	})
-	if found {
-		return windows.OSWindows
-	}
-	return ""
-}
-
-// wantsRegistry reports whether the registry is to be asked about ref: its
-// reference parses and its tag names no build.
-func (pl *WindowsAware) wantsRegistry(ref string) bool {
-	img, err := pl.images.imageOf(ref)
-	return err == nil && img.Version.IsZero()
-}
-
 // WaitsForRegistry reports whether the plugin's args make it hold the pod
 // at PreEnqueue until a registry tells the platforms of one of its images,
 // and names that image: resolution is on and holds pods (gateTimeout > 0),
@@ -209,12 +179,12 @@ func (pl *WindowsAware) wantsRegistry(ref string) bool {
 // at creation.
 func (pl *WindowsAware) WaitsForRegistry(pod *v1.Pod) (image string, waits bool) {
 	args := &pl.args.ImageResolution
-	if !imageinspect.Enabled(args) || args.GateTimeout.Duration == 0 || !scopeCovers(args.Scope, pl.declaredOS(pod)) {
+	if !imageinspect.Enabled(args) || args.GateTimeout.Duration == 0 || !scopeCovers(args.Scope, pl.decider.DeclaredOS(pod)) {
 		return "", false
 	}
 	registries := imageinspect.ConfigFromArgs(args, nil).Registries
-	forEachImage(pod, func(ref string) bool {
-		if pl.wantsRegistry(ref) && imageinspect.Allowlisted(registries, ref) {
+	podneeds.ForEachImage(pod, func(ref string) bool {
+		if pl.decider.WantsRegistry(ref) && imageinspect.Allowlisted(registries, ref) {
 			image = ref
 			return false
 		}
@@ -229,13 +199,13 @@ func (pl *WindowsAware) WaitsForRegistry(pod *v1.Pod) (image string, waits bool)
 // into the queue.
 func (pl *WindowsAware) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 	res := pl.resolution
-	if res == nil || res.args.GateTimeout.Duration == 0 || !res.inScope(pl.declaredOS(pod)) {
+	if res == nil || res.args.GateTimeout.Duration == 0 || !res.inScope(pl.decider.DeclaredOS(pod)) {
 		return nil
 	}
 	var waiting string
 	pulls := pullSecretsOf(pod)
-	forEachImage(pod, func(ref string) bool {
-		if !pl.wantsRegistry(ref) {
+	podneeds.ForEachImage(pod, func(ref string) bool {
+		if !pl.decider.WantsRegistry(ref) {
 			return true
 		}
 		r, known := res.resolver.Lookup(ref, pulls)
@@ -267,8 +237,8 @@ func (pl *WindowsAware) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 	}
 	key := podKey(pod)
 	queued := false
-	forEachImage(pod, func(ref string) bool {
-		if pl.wantsRegistry(ref) && res.resolver.Want(ref, key, pulls) {
+	podneeds.ForEachImage(pod, func(ref string) bool {
+		if pl.decider.WantsRegistry(ref) && res.resolver.Want(ref, key, pulls) {
 			queued = true
 		}
 		return true
@@ -319,6 +289,19 @@ func (res *resolution) activate(key string) {
 		return
 	}
 	res.handle.Activate(klog.Background(), map[string]*v1.Pod{key: pod})
+}
+
+// resolutionFacts is what the resolver knows, as the decision asks it.
+type resolutionFacts struct {
+	res   *resolution
+	quiet bool
+}
+
+func (f resolutionFacts) Resolves(declaredOS string) bool { return f.res.inScope(declaredOS) }
+
+func (f resolutionFacts) PlatformsOf(pod *v1.Pod, ref string) (podneeds.Listing, bool, error) {
+	r, known, err := f.res.platformsOf(pod, ref, f.quiet)
+	return podneeds.Listing{Platforms: r.Platforms, Summary: r.Summary}, known, err
 }
 
 // platformsOf returns what the registry told of ref for PreFilter: the
@@ -374,7 +357,7 @@ func (res *resolution) failure(ref string, err error) error {
 	if res.args.OnFailure != config.OnFailureReject {
 		return nil
 	}
-	return conflictf(ConflictOther, "waiting for the platforms of image %q (onFailure: Reject): %v", ref, err)
+	return fmt.Errorf("waiting for the platforms of image %q (onFailure: Reject): %v", ref, err)
 }
 
 // warn records one Event per pod and image whose platforms are unknown.

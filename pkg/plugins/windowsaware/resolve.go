@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
 // Outside a scheduler, publish mode resolves a gated pod's images itself
@@ -89,7 +90,7 @@ func (e *UnresolvedError) Unwrap() error { return e.Err }
 // the next pods of the image find the result.
 func (pl *WindowsAware) Resolve(ctx context.Context, pod *v1.Pod) error {
 	res := pl.resolution
-	if res == nil || !res.inScope(pl.declaredOS(pod)) {
+	if res == nil || !res.inScope(pl.decider.DeclaredOS(pod)) {
 		return nil
 	}
 	key := "resolve/" + string(pod.UID) + "/" + podKey(pod)
@@ -101,8 +102,8 @@ func (pl *WindowsAware) Resolve(ctx context.Context, pod *v1.Pod) error {
 			failed  error
 			again   bool
 		)
-		forEachImage(pod, func(ref string) bool {
-			if !pl.wantsRegistry(ref) {
+		podneeds.ForEachImage(pod, func(ref string) bool {
+			if !pl.decider.WantsRegistry(ref) {
 				return true
 			}
 			r, known := res.resolver.Lookup(ref, pulls)

@@ -119,13 +119,13 @@ func TestResolveWaitsForTheRegistry(t *testing.T) {
 				t.Errorf("Resolve: %T, want *UnresolvedError", err)
 			}
 			d := pl.Decide(tt.pod)
-			if tt.wantConflict != "" || d.Conflict != "" {
-				if !strings.Contains(d.Conflict, tt.wantConflict) || tt.wantConflict == "" {
-					t.Fatalf("Decide conflict %q, want one with %q", d.Conflict, tt.wantConflict)
+			if tt.wantConflict != "" || d.Conflict() != "" {
+				if !strings.Contains(d.Conflict(), tt.wantConflict) || tt.wantConflict == "" {
+					t.Fatalf("Decide conflict %q, want one with %q", d.Conflict(), tt.wantConflict)
 				}
 				return
 			}
-			builds, every := pl.HostBuilds(&d)
+			builds, every := d.HostBuilds()
 			var got []string
 			if !every {
 				for _, b := range builds {

@@ -22,6 +22,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -44,7 +45,7 @@ func (pl *WindowsAware) PreScore(_ context.Context, state fwk.CycleState, pod *v
 		}
 		return status
 	}
-	if len(r.need.Images) == 0 || r.uniformScore {
+	if !r.NamesBuilds() || r.uniformScore {
 		return fwk.NewStatus(fwk.Skip)
 	}
 	return nil
@@ -62,19 +63,20 @@ func (pl *WindowsAware) Score(_ context.Context, state fwk.CycleState, pod *v1.P
 	if c, ok := r.classes.class(node); ok && r.scores != nil {
 		return r.scores[c], nil
 	}
-	host := hostOf(node)
+	host := podneeds.HostOf(node)
 	return r.score(&host), nil
 }
 
 // score is the raw score of a host: an exact build, then the closeness of
 // its revision to the one a tag named.
 func (r *requirements) score(host *windows.Host) int64 {
-	if !r.need.Exact(host) {
+	if !r.Exact(host) {
 		return 0
 	}
 	score := int64(exactBuild)
-	if v := host.Version; r.target.HasRevision && v.HasRevision && v.Build == r.target.Build {
-		d := int64(v.Revision) - int64(r.target.Revision)
+	v, target := host.Version, r.Target()
+	if target.HasRevision && v.HasRevision && v.Build == target.Build {
+		d := int64(v.Revision) - int64(target.Revision)
 		if d < 0 {
 			d = -d
 		}

@@ -22,6 +22,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
 // Signature fragments of what WindowsAware reads from a pod beyond the
@@ -41,7 +43,7 @@ func (pl *WindowsAware) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragm
 	if err != nil {
 		return nil, fwk.AsStatus(err)
 	}
-	images := podImages(pod)
+	images := podneeds.ImageRefs(pod)
 	slices.Sort(images)
 	var os v1.OSName
 	if pod.Spec.OS != nil {
@@ -50,7 +52,7 @@ func (pl *WindowsAware) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragm
 	return []fwk.SignFragment{
 		{Key: imagesSignerName, Value: slices.Compact(images)},
 		{Key: osSignerName, Value: os},
-		{Key: hostProcessSignerName, Value: isHostProcess(pod)},
+		{Key: hostProcessSignerName, Value: podneeds.IsHostProcess(pod)},
 		{Key: fwk.NodeAffinitySignerName, Value: affinity},
 		{Key: fwk.NodeSelectorSignerName, Value: pod.Spec.NodeSelector},
 	}, nil

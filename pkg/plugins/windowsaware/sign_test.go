@@ -41,7 +41,7 @@ func TestSignPod(t *testing.T) {
 		"init image":   withInit(pod(img2019, imgLinux), img2016),
 		"os":           withOS(pod(img2019, imgLinux), v1.Windows),
 		"hostprocess":  hostProcess(pod(img2019, imgLinux)),
-		"nodeSelector": pod(img2019, imgLinux).NodeSelector(map[string]string{LabelWindowsBuild: "10.0.17763"}).Obj(),
+		"nodeSelector": pod(img2019, imgLinux).NodeSelector(map[string]string{v1.LabelWindowsBuild: "10.0.17763"}).Obj(),
 		"toleration":   pod(img2019, imgLinux).Toleration("gpu").Obj(),
 	} {
 		if bytes.Equal(base, sign(p)) {

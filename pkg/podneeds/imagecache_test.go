@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package windowsaware
+package podneeds
 
 import (
 	"fmt"
@@ -24,6 +24,12 @@ import (
 )
 
 func TestImageCache(t *testing.T) {
+	const (
+		img2019    = "mcr.microsoft.com/windows/servercore:ltsc2019"
+		img2019Rev = "mcr.microsoft.com/windows/servercore:10.0.17763.437"
+		img2022    = "mcr.microsoft.com/windows/nanoserver:ltsc2022"
+		imgLinux   = "nginx:1.27"
+	)
 	catalog := windows.DefaultCatalog()
 	c := newImageCache(catalog)
 	for _, ref := range []string{img2019, img2022, imgLinux, "Not A Reference", img2019Rev, img2019} {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package windowsaware
+package podneeds
 
 import (
 	v1 "k8s.io/api/core/v1"
@@ -22,23 +22,26 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
+// LabelWindowsBuild is the node label the kubelet sets to a Windows node's
+// Major.Minor.Build.
+const LabelWindowsBuild = v1.LabelWindowsBuild
+
 // labelOSBeta is the OS label of nodes from before kubernetes.io/os.
 const labelOSBeta = "beta.kubernetes.io/os"
 
-// nodeOS is the OS a node's kubelet reported.
-func nodeOS(node *v1.Node) string {
+// NodeOS is the OS a node's kubelet reported.
+func NodeOS(node *v1.Node) string {
 	if os, ok := node.Labels[v1.LabelOSStable]; ok {
 		return os
 	}
 	return node.Labels[labelOSBeta]
 }
 
-// hostOf reads what a node offers a pod from its labels and kernel version.
-// It is the one place that reads a node: the node class table calls it once
-// per node object, and Filter and Score only for a node the table does not
-// hold yet. It does not allocate.
-func hostOf(node *v1.Node) windows.Host {
-	h := windows.Host{OS: nodeOS(node), Arch: node.Labels[v1.LabelArchStable]}
+// HostOf reads what a node offers a pod from its labels and kernel version.
+// It is the one place that reads a node for the decision. It does not
+// allocate.
+func HostOf(node *v1.Node) windows.Host {
+	h := windows.Host{OS: NodeOS(node), Arch: node.Labels[v1.LabelArchStable]}
 	h.Version, h.State = nodeVersion(node)
 	return h
 }
@@ -67,4 +70,29 @@ func nodeVersion(node *v1.Node) (windows.Version, windows.BuildState) {
 		v.Revision, v.HasRevision = kernel.Revision, kernel.HasRevision
 	}
 	return v, windows.BuildKnown
+}
+
+// NodePlatform is what the decision reads of a node: tools group nodes by
+// it, since nodes alike in it get one verdict.
+type NodePlatform struct {
+	OS   string
+	Arch string
+	// Build is the node's Windows build (its label, else its kernel
+	// version), "" when it reports none, or the label itself when that
+	// does not parse.
+	Build          string
+	MalformedBuild bool
+}
+
+// PlatformOf reads a node's platform as HostOf does.
+func PlatformOf(node *v1.Node) NodePlatform {
+	h := HostOf(node)
+	p := NodePlatform{OS: h.OS, Arch: h.Arch}
+	switch h.State {
+	case windows.BuildKnown:
+		p.Build = h.Version.Build.String()
+	case windows.BuildMalformed:
+		p.Build, p.MalformedBuild = node.Labels[LabelWindowsBuild], true
+	}
+	return p
 }

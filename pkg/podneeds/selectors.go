@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package windowsaware
+package podneeds
 
 import (
 	"fmt"
@@ -25,10 +25,6 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
-
-// LabelWindowsBuild is the node label the kubelet sets to a Windows node's
-// Major.Minor.Build.
-const LabelWindowsBuild = v1.LabelWindowsBuild
 
 // pinnedValues returns the values a pod's required node selector and node
 // affinity allow for a label key, and whether they restrict it at all. The
@@ -79,7 +75,7 @@ func selectorSource(pod *v1.Pod) string {
 
 // checkOSSelector rejects a pod whose selectors pin kubernetes.io/os to
 // another OS than the one it needs.
-func (pl *WindowsAware) checkOSSelector(pod *v1.Pod, os string) error {
+func checkOSSelector(pod *v1.Pod, os string) *Conflict {
 	if os == "" {
 		return nil
 	}
@@ -92,7 +88,7 @@ func (pl *WindowsAware) checkOSSelector(pod *v1.Pod, os string) error {
 
 // checkBuildSelector rejects a pod whose selectors pin
 // node.kubernetes.io/windows-build to builds that cannot run its images.
-func (pl *WindowsAware) checkBuildSelector(pod *v1.Pod, need *windows.Need, images []imageNeed) error {
+func (dr *Decider) checkBuildSelector(pod *v1.Pod, need *windows.Need, images []Image) *Conflict {
 	values, pinned := pinnedValues(pod, LabelWindowsBuild)
 	if !pinned {
 		return nil
@@ -100,11 +96,11 @@ func (pl *WindowsAware) checkBuildSelector(pod *v1.Pod, need *windows.Need, imag
 	for _, v := range values {
 		if b, ok := windows.ParseBuild(v); ok {
 			host := windows.Host{OS: windows.OSWindows, Version: windows.Version{Build: b}}
-			if pl.mode.Fit(need, &host) == windows.Fits {
+			if dr.mode.Fit(need, &host) == windows.Fits {
 				return nil
 			}
 		}
 	}
 	return conflictf(ConflictSelectorBuild, "%s requires %s in %v, but %s, which no build there runs (%s compatibility)",
-		selectorSource(pod), LabelWindowsBuild, values, describeImages(images), pl.mode)
+		selectorSource(pod), LabelWindowsBuild, values, describeImages(images), dr.mode)
 }
