@@ -31,7 +31,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/windows-aware/windows-aware/internal/pki"
-	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 )
 
@@ -150,7 +150,7 @@ func startServing(t *testing.T, o *options) *pki.CA {
 		t.Fatal(err)
 	}
 	o.bindAddress, o.port = "127.0.0.1", freePort(t)
-	publisher, err := publish.New("windows-aware", windowsaware.DefaultArgs())
+	publisher, err := publish.New("windows-aware", scheme.DefaultArgs())
 	if err != nil {
 		t.Fatal(err)
 	}

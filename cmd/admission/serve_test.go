@@ -38,7 +38,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/pki"
-	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 )
 
@@ -68,7 +68,7 @@ func TestServe(t *testing.T) {
 	}
 	o := &options{bindAddress: "127.0.0.1", port: freePort(t), certFile: certFile, keyFile: keyFile, shutdownDelay: time.Second,
 		metricsAuth: metricsAuthOptions{mode: metricsAuthNone}}
-	publisher, err := publish.New("windows-aware", windowsaware.DefaultArgs())
+	publisher, err := publish.New("windows-aware", scheme.DefaultArgs())
 	if err != nil {
 		t.Fatal(err)
 	}

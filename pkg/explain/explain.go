@@ -25,7 +25,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 
-	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
@@ -34,10 +33,13 @@ import (
 // there is none to be found.
 type RuntimeClassLookup func(ctx context.Context, name string) (*nodev1.RuntimeClass, error)
 
-// Explainer asks the WindowsAware plugin of one profile about pod
-// templates.
+// Explainer asks the decision of one profile (package podneeds, which the
+// scheduler's plugins call too) about pod templates.
 type Explainer struct {
-	Plugin *windowsaware.WindowsAware
+	Decider *podneeds.Decider
+	// TaintComparisonOperators follows the scheduler's feature gate of
+	// that name, for how tolerations match taints.
+	TaintComparisonOperators bool
 	// Profile is the profile's schedulerName.
 	Profile string
 	// Releases are the Windows releases the profile knows (the built-in
@@ -97,7 +99,7 @@ func (e *Explainer) explain(ctx context.Context, t Template, groups []nodeGroup)
 		}
 	}
 
-	d := e.Plugin.Decide(pod)
+	d := e.Decider.Decide(pod, nil)
 	if d.Conflict() != "" {
 		tr.Conflict = &ConflictReport{Kind: string(d.ConflictKind()), Message: d.Conflict(), RejectedBy: RejectedByScheduler}
 		tr.HostProcess = d.HostProcess()

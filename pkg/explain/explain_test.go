@@ -32,6 +32,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/")
@@ -294,7 +295,7 @@ func TestExplainCountsNodes(t *testing.T) {
 	linux := group{"linux ", 3, 0, wrongOS}
 	want := map[string][]group{
 		"iis-2019": {linux,
-			{"windows 10.0.17763", 2, 1, map[string]int{windowsaware.ErrReasonUntoleratedTaint: 1}},
+			{"windows 10.0.17763", 2, 1, map[string]int{podneeds.ReasonUntoleratedTaint: 1}},
 			{"windows 10.0.20348", 1, 0, map[string]int{windowsaware.ErrReasonBuild: 1}},
 			{"windows 10.0.26100", 1, 0, map[string]int{windowsaware.ErrReasonBuild: 1}},
 			{"windows banana (malformed)", 1, 0, map[string]int{windowsaware.ErrReasonMalformedBuild: 1}},

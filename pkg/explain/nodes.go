@@ -72,7 +72,7 @@ func compareBuilds(a, b string) int {
 	return cmp.Or(cmp.Compare(len(a), len(b)), cmp.Compare(a, b))
 }
 
-// judgeNodes asks the plugin about every node: its fit rule first, then
+// judgeNodes asks the decision about every node: its fit rule first, then
 // its OS-taint rule for the nodes that fit. Nothing else the scheduler
 // checks (resources, affinity, ports) is looked at.
 func (e *Explainer) judgeNodes(d *podneeds.Decision, pod *v1.Pod, groups []nodeGroup) *NodeReport {
@@ -85,7 +85,7 @@ func (e *Explainer) judgeNodes(d *podneeds.Decision, pod *v1.Pod, groups []nodeG
 		for _, n := range g.nodes {
 			fits, reason := d.FitNode(n)
 			if fits {
-				if repels, why := e.Plugin.TaintsRepel(d, pod, n); repels {
+				if repels, why := d.TaintsRepel(pod, n, e.TaintComparisonOperators); repels {
 					fits, reason = false, why
 				}
 			}

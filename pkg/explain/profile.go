@@ -23,12 +23,15 @@ import (
 	"slices"
 	"strings"
 
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	kubeschedulerscheme "k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
-	_ "github.com/windows-aware/windows-aware/pkg/apis/config/scheme" // WindowsAwareArgs in the scheduler's scheme
-	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme" // also WindowsAwareArgs in the scheduler's scheme
+	"github.com/windows-aware/windows-aware/pkg/apis/config/validation"
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -53,7 +56,7 @@ func LoadProfile(file, name string) (Profile, error) {
 		if name == "" {
 			name = DefaultProfile
 		}
-		return Profile{Name: name, Args: windowsaware.DefaultArgs()}, nil
+		return Profile{Name: name, Args: scheme.DefaultArgs()}, nil
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -75,29 +78,29 @@ func LoadProfile(file, name string) (Profile, error) {
 	}
 	switch {
 	case name != "" && !slices.Contains(candidates, name):
-		return Profile{}, fmt.Errorf("%s: no profile %q enables %s (profiles that do: %s)", file, name, windowsaware.Name, strings.Join(candidates, ", "))
+		return Profile{}, fmt.Errorf("%s: no profile %q enables %s (profiles that do: %s)", file, name, config.PluginName, strings.Join(candidates, ", "))
 	case name != "":
 	case len(candidates) == 0:
-		return Profile{}, fmt.Errorf("%s: no profile enables %s", file, windowsaware.Name)
+		return Profile{}, fmt.Errorf("%s: no profile enables %s", file, config.PluginName)
 	case len(candidates) == 1:
 		name = candidates[0]
 	case slices.Contains(candidates, DefaultProfile):
 		name = DefaultProfile
 	default:
-		return Profile{}, fmt.Errorf("%s: several profiles enable %s (%s): name one", file, windowsaware.Name, strings.Join(candidates, ", "))
+		return Profile{}, fmt.Errorf("%s: several profiles enable %s (%s): name one", file, config.PluginName, strings.Join(candidates, ", "))
 	}
-	profile := Profile{Name: name, Args: windowsaware.DefaultArgs()}
+	profile := Profile{Name: name, Args: scheme.DefaultArgs()}
 	for _, p := range cfg.Profiles {
 		if p.SchedulerName != name {
 			continue
 		}
 		for _, pc := range p.PluginConfig {
-			if pc.Name != windowsaware.Name || pc.Args == nil {
+			if pc.Name != config.PluginName || pc.Args == nil {
 				continue
 			}
 			args, ok := pc.Args.(*config.WindowsAwareArgs)
 			if !ok {
-				return Profile{}, fmt.Errorf("%s: profile %q: %s args of type %T", file, name, windowsaware.Name, pc.Args)
+				return Profile{}, fmt.Errorf("%s: profile %q: %s args of type %T", file, name, config.PluginName, pc.Args)
 			}
 			profile.Args = args
 		}
@@ -112,18 +115,22 @@ func enablesWindowsAware(p *schedconfig.Plugins) bool {
 		return false
 	}
 	named := func(set schedconfig.PluginSet) bool {
-		return slices.ContainsFunc(set.Enabled, func(pl schedconfig.Plugin) bool { return pl.Name == windowsaware.Name })
+		return slices.ContainsFunc(set.Enabled, func(pl schedconfig.Plugin) bool { return pl.Name == config.PluginName })
 	}
 	disabled := slices.ContainsFunc(p.PreFilter.Disabled, func(pl schedconfig.Plugin) bool {
-		return pl.Name == windowsaware.Name || pl.Name == "*"
+		return pl.Name == config.PluginName || pl.Name == "*"
 	})
 	return named(p.PreFilter) || (named(p.MultiPoint) && !disabled)
 }
 
-// NewExplainer builds the WindowsAware plugin with the profile's args, as
-// the scheduler builds it (without a cluster to watch).
-func NewExplainer(ctx context.Context, profile Profile) (*Explainer, error) {
-	pl, err := windowsaware.New(ctx, profile.Args, nil)
+// NewExplainer builds the decision of the profile's args, validated as
+// the scheduler validates them. It decides by tags, without asking any
+// registry.
+func NewExplainer(_ context.Context, profile Profile) (*Explainer, error) {
+	if err := validation.ValidateWindowsAwareArgs(nil, profile.Args); err != nil {
+		return nil, fmt.Errorf("profile %q: invalid WindowsAwareArgs: %w", profile.Name, err)
+	}
+	decider, err := podneeds.New(profile.Args)
 	if err != nil {
 		return nil, fmt.Errorf("profile %q: %w", profile.Name, err)
 	}
@@ -133,5 +140,7 @@ func NewExplainer(ctx context.Context, profile Profile) (*Explainer, error) {
 			releases = append(releases, windows.Release{Token: r.Token, Build: b})
 		}
 	}
-	return &Explainer{Plugin: pl.(*windowsaware.WindowsAware), Profile: profile.Name, Releases: releases}, nil
+	gates := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+	return &Explainer{Decider: decider, TaintComparisonOperators: gates.EnableTaintTolerationComparisonOperators,
+		Profile: profile.Name, Releases: releases}, nil
 }

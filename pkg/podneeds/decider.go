@@ -37,6 +37,8 @@ type Decider struct {
 	images  *imageCache
 	// defaultOS is the OS of a pod nothing else places, "" for any.
 	defaultOS string
+	// osTaints are the taints a pod tolerates on the nodes of its OS.
+	osTaints config.OSTaints
 }
 
 // New returns the Decider of a profile's args, which must have been
@@ -58,7 +60,7 @@ func New(args *config.WindowsAwareArgs) (*Decider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compatibilityMode: %w", err)
 	}
-	dr := &Decider{mode: mode, catalog: catalog, images: newImageCache(catalog)}
+	dr := &Decider{mode: mode, catalog: catalog, images: newImageCache(catalog), osTaints: args.OSTaints}
 	if args.DefaultOS != config.OSAny {
 		dr.defaultOS = args.DefaultOS
 	}
@@ -134,6 +136,9 @@ func (dr *Decider) Decide(pod *v1.Pod, facts Facts) *Decision {
 	d, conflict := dr.decide(pod, facts)
 	if conflict != nil {
 		return &Decision{hostProcess: IsHostProcess(pod), conflict: conflict, dr: dr}
+	}
+	if d.need.OS != "" && dr.osTaints.Tolerate {
+		d.osToleration = &OSToleration{os: d.need.OS, taints: &dr.osTaints}
 	}
 	return d
 }

@@ -36,6 +36,8 @@ type Decision struct {
 	images      []Image
 	target      windows.Version
 	conflict    *Conflict
+	// osToleration is the pod's implicit OS toleration, or nil.
+	osToleration *OSToleration
 }
 
 // OS is the OS the pod must run on, "" when any will do.

@@ -154,7 +154,7 @@ func judge(t *testing.T, pl *windowsaware.WindowsAware, d *podneeds.Decision, or
 	t.Helper()
 	var v verdicts
 	fits, reason := d.FitNode(node)
-	repels, taintReason := pl.TaintsRepel(d, original, node)
+	repels, taintReason := d.TaintsRepel(original, node, false)
 	own, err := nodeaffinity.GetRequiredNodeAffinity(original).Match(node)
 	if err != nil {
 		t.Fatalf("the pod's own affinity: %v", err)

@@ -140,7 +140,7 @@ func (p *Publisher) writeOS(pod *v1.Pod, d *podneeds.Decision, rec *Record) {
 		pod.Spec.NodeSelector[v1.LabelOSStable] = d.OS()
 		rec.OS = d.OS()
 	}
-	for _, t := range p.plugin.OSTolerations(d) {
+	for _, t := range d.OSTolerations() {
 		taint := v1.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect}
 		if v1helper.TolerationsTolerateTaint(klog.Background(), pod.Spec.Tolerations, &taint, false) {
 			continue

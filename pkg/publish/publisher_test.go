@@ -27,7 +27,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
-	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
 )
 
 const (
@@ -44,7 +44,7 @@ const (
 
 func newPublisher(t testing.TB, mutate ...func(*config.WindowsAwareArgs)) *Publisher {
 	t.Helper()
-	args := windowsaware.DefaultArgs()
+	args := scheme.DefaultArgs()
 	for _, m := range mutate {
 		m(args)
 	}

@@ -31,8 +31,8 @@ import (
 	"k8s.io/kubernetes/pkg/apis/core/validation"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
-	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
 )
 
 // TestUngate: the update that removes the gate writes what the registry
@@ -155,7 +155,7 @@ func TestUngate(t *testing.T) {
 			if onFailure == "" {
 				onFailure = config.OnFailureTagRules
 			}
-			args := windowsaware.DefaultArgs()
+			args := scheme.DefaultArgs()
 			args.ImageResolution.Scope = tt.scope
 			args.ImageResolution.OnFailure = onFailure
 			args.ImageResolution.GateTimeout = metav1.Duration{Duration: 10 * time.Second}

@@ -36,8 +36,8 @@ import (
 	"k8s.io/component-base/metrics/testutil"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
-	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 )
 
@@ -85,7 +85,7 @@ func TestController(t *testing.T) {
 			if onFailure == "" {
 				onFailure = config.OnFailureTagRules
 			}
-			args := windowsaware.DefaultArgs()
+			args := scheme.DefaultArgs()
 			args.ImageResolution.Scope = config.ResolutionWindows
 			args.ImageResolution.OnFailure = onFailure
 			args.ImageResolution.GateTimeout = metav1.Duration{Duration: 5 * time.Second}

@@ -39,8 +39,8 @@ import (
 	"k8s.io/client-go/tools/events"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
-	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 )
 
@@ -215,7 +215,7 @@ func TestUngateDeadlineFromPodAge(t *testing.T) {
 // gatingArgs are the WindowsAware args of a profile that gates the
 // Windows pods of registry host.
 func gatingArgs(host, caFile, onFailure string, gateTimeout time.Duration) *config.WindowsAwareArgs {
-	args := windowsaware.DefaultArgs()
+	args := scheme.DefaultArgs()
 	args.ImageResolution.Scope = config.ResolutionWindows
 	args.ImageResolution.OnFailure = onFailure
 	args.ImageResolution.GateTimeout = metav1.Duration{Duration: gateTimeout}

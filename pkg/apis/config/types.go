@@ -21,6 +21,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// PluginName is the name of the WindowsAware plugin, under which a
+// KubeSchedulerConfiguration enables it and gives its args.
+const PluginName = "WindowsAware"
+
 // The values of WindowsAwareArgs.DefaultOS.
 const (
 	// OSLinux places pods with no OS of their own on Linux nodes.

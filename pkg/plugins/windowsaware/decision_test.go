@@ -113,7 +113,7 @@ func TestTaintsRepel(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := pl.Decide(tt.pod)
-			repels, reason := pl.TaintsRepel(d, tt.pod, tt.node)
+			repels, reason := d.TaintsRepel(tt.pod, tt.node, false)
 			if repels != tt.want {
 				t.Fatalf("TaintsRepel = %v, want %v", repels, tt.want)
 			}

@@ -33,6 +33,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
 )
 
 // The images of the tests, one per release the facts table names.
@@ -115,7 +116,7 @@ func hostProcess(p *st.PodWrapper) *v1.Pod {
 }
 
 func defaultArgs(mutate ...func(*config.WindowsAwareArgs)) *config.WindowsAwareArgs {
-	a := DefaultArgs()
+	a := scheme.DefaultArgs()
 	for _, m := range mutate {
 		m(a)
 	}

@@ -18,19 +18,15 @@ package windowsaware
 
 import (
 	"context"
-	"slices"
-	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	v1helper "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/util"
 
-	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
@@ -38,7 +34,7 @@ import (
 const OSTaintTolerationName = "OSTaintToleration"
 
 // ErrReasonUntoleratedTaint is the reason upstream TaintToleration gives.
-const ErrReasonUntoleratedTaint = "node(s) had untolerated taint(s)"
+const ErrReasonUntoleratedTaint = podneeds.ReasonUntoleratedTaint
 
 var reasonsUntoleratedTaint = []string{ErrReasonUntoleratedTaint}[:1:1]
 
@@ -67,25 +63,6 @@ func NewOSTaintToleration(_ context.Context, _ runtime.Object, _ fwk.Handle) (fw
 // Name returns the plugin's name.
 func (pl *OSTaintToleration) Name() string { return OSTaintTolerationName }
 
-// osToleration is the implicit toleration WindowsAware grants a pod: the OS
-// it matched the pod to, and the taints of that OS.
-type osToleration struct {
-	os     string
-	taints *config.OSTaints
-}
-
-// tolerates reports whether t is the OS taint of node, which runs the OS the
-// pod was matched to. A node that names no OS has no OS taint: a missing
-// label matches nothing, so a taint with an empty value stays an ordinary
-// taint there.
-func (o *osToleration) tolerates(t *v1.Taint, nodeOS string) bool {
-	if o == nil || nodeOS == "" {
-		return false
-	}
-	return strings.EqualFold(t.Value, nodeOS) && strings.EqualFold(o.os, nodeOS) &&
-		slices.Contains(o.taints.Keys, t.Key) && slices.Contains(o.taints.Effects, t.Effect)
-}
-
 // Filter rejects a node with a NoSchedule or NoExecute taint the pod does
 // not tolerate, by its tolerations or by its OS.
 func (pl *OSTaintToleration) Filter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) *fwk.Status {
@@ -101,10 +78,10 @@ func (pl *OSTaintToleration) Filter(ctx context.Context, state fwk.CycleState, p
 	// not in the profile, or the pod needs nothing of it), the pod gets no
 	// implicit toleration and this is upstream TaintToleration: without
 	// that decision, no OS taint can be known to be the pod's own.
-	var implicit *osToleration
+	var implicit *podneeds.OSToleration
 	var r *requirements
 	if read, err := readRequirements(state); err == nil {
-		r, implicit = read, read.osToleration
+		r, implicit = read, read.OSToleration()
 	}
 	var os string
 	if implicit != nil {
@@ -116,22 +93,9 @@ func (pl *OSTaintToleration) Filter(ctx context.Context, state fwk.CycleState, p
 	return nil
 }
 
-// untolerated reports whether node has a taint that repels the pod. Unlike
-// v1helper.FindMatchingUntoleratedTaint it allocates nothing.
-func (pl *OSTaintToleration) untolerated(logger klog.Logger, node *v1.Node, nodeOS string, tolerations []v1.Toleration, implicit *osToleration) bool {
-	for i := range node.Spec.Taints {
-		t := &node.Spec.Taints[i]
-		if t.Effect != v1.TaintEffectNoSchedule && t.Effect != v1.TaintEffectNoExecute {
-			continue
-		}
-		if implicit.tolerates(t, nodeOS) {
-			continue
-		}
-		if !v1helper.TolerationsTolerateTaint(logger, tolerations, t, pl.features.EnableTaintTolerationComparisonOperators) {
-			return true
-		}
-	}
-	return false
+// untolerated is podneeds.Untolerated under the scheduler's feature gates.
+func (pl *OSTaintToleration) untolerated(logger klog.Logger, node *v1.Node, nodeOS string, tolerations []v1.Toleration, implicit *podneeds.OSToleration) bool {
+	return podneeds.Untolerated(logger, node, nodeOS, tolerations, implicit, pl.features.EnableTaintTolerationComparisonOperators)
 }
 
 // EventsToRegister requeues on what can lift a taint's hold: a node added,
@@ -152,32 +116,14 @@ func (pl *OSTaintToleration) isSchedulableAfterNodeChange(logger klog.Logger, po
 	if err != nil {
 		return fwk.Queue, err
 	}
-	if pl.untolerated(logger, newNode, podneeds.NodeOS(newNode), pod.Spec.Tolerations, anyOSToleration(newNode)) {
+	if pl.untolerated(logger, newNode, podneeds.NodeOS(newNode), pod.Spec.Tolerations, podneeds.AnyOSToleration(newNode)) {
 		return fwk.QueueSkip, nil
 	}
-	if oldNode != nil && !pl.untolerated(logger, oldNode, podneeds.NodeOS(oldNode), pod.Spec.Tolerations, anyOSToleration(oldNode)) {
+	if oldNode != nil && !pl.untolerated(logger, oldNode, podneeds.NodeOS(oldNode), pod.Spec.Tolerations, podneeds.AnyOSToleration(oldNode)) {
 		return fwk.QueueSkip, nil
 	}
 	logger.V(5).Info("node's taints no longer repel the pod", "pod", klog.KObj(pod), "node", klog.KObj(newNode))
 	return fwk.Queue, nil
-}
-
-// anyOSToleration tolerates every taint whose value is the node's OS, on
-// any key and effect: the widest implicit toleration a pod can be granted.
-// It is nil on a node that names no OS, which has no OS taint.
-func anyOSToleration(node *v1.Node) *osToleration {
-	os := podneeds.NodeOS(node)
-	if os == "" {
-		return nil
-	}
-	taints := &config.OSTaints{Tolerate: true}
-	for _, t := range node.Spec.Taints {
-		if strings.EqualFold(t.Value, os) {
-			taints.Keys = append(taints.Keys, t.Key)
-			taints.Effects = append(taints.Effects, t.Effect)
-		}
-	}
-	return &osToleration{os: os, taints: taints}
 }
 
 func (pl *OSTaintToleration) isSchedulableAfterTolerationChange(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
@@ -206,44 +152,4 @@ func (r *requirements) osOf(node *v1.Node) string {
 		}
 	}
 	return podneeds.NodeOS(node)
-}
-
-// OSTaintSpellings are the values OS taints are written with, besides any
-// other case the implicit toleration also accepts: the OS as the
-// kubernetes.io/os label spells it (kubeadm, AKS, EKS), and capitalised
-// (OpenShift's Windows Machine Config Operator writes os=Windows).
-func OSTaintSpellings(os string) []string {
-	lower := strings.ToLower(os)
-	if lower == "" {
-		return nil
-	}
-	title := strings.ToUpper(lower[:1]) + lower[1:]
-	if title == lower {
-		return []string{lower}
-	}
-	return []string{lower, title}
-}
-
-// OSTolerations spells out, as tolerations in the pod's own terms, the OS
-// taints a pod of this decision tolerates implicitly: one per configured
-// key, effect and spelling of the OS. They tolerate no more than the
-// implicit toleration does (an Equal toleration matches one spelling), so
-// that writing them into a pod lets other components (autoscalers, the
-// stock scheduler) see what OSTaintToleration allows, and nothing more.
-// Nil when the decision matched the pod to no OS or osTaints.tolerate is
-// off.
-func (pl *WindowsAware) OSTolerations(d *podneeds.Decision) []v1.Toleration {
-	o := pl.osTolerationOf(d)
-	if o == nil {
-		return nil
-	}
-	var out []v1.Toleration
-	for _, key := range o.taints.Keys {
-		for _, effect := range o.taints.Effects {
-			for _, value := range OSTaintSpellings(o.os) {
-				out = append(out, v1.Toleration{Key: key, Operator: v1.TolerationOpEqual, Value: value, Effect: effect})
-			}
-		}
-	}
-	return out
 }

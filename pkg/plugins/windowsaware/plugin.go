@@ -27,13 +27,14 @@ import (
 	"k8s.io/utils/lru"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
 	"github.com/windows-aware/windows-aware/pkg/apis/config/validation"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
 // Name is the name of the WindowsAware plugin in the registry and in
 // KubeSchedulerConfiguration.
-const Name = "WindowsAware"
+const Name = config.PluginName
 
 // WindowsAware places pods by OS and Windows build.
 type WindowsAware struct {
@@ -141,7 +142,7 @@ func newWindowsAware(args *config.WindowsAwareArgs) (*WindowsAware, error) {
 func decodeArgs(obj runtime.Object) (*config.WindowsAwareArgs, error) {
 	args, ok := obj.(*config.WindowsAwareArgs)
 	if obj == nil || (ok && args == nil) {
-		args, ok = DefaultArgs(), true
+		args, ok = scheme.DefaultArgs(), true
 	}
 	if !ok {
 		return nil, fmt.Errorf("want args of type WindowsAwareArgs, got %T", obj)

@@ -91,7 +91,7 @@ func TestOSTolerations(t *testing.T) {
 				t.Fatal(err)
 			}
 			d := pl.Decide(tt.pod)
-			got := pl.OSTolerations(d)
+			got := d.OSTolerations()
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("OSTolerations (-want +got):\n%s", diff)
 			}
@@ -106,13 +106,13 @@ func TestOSTolerations(t *testing.T) {
 func TestOSTolerationsNoWiderThanImplicit(t *testing.T) {
 	pl, _ := newWindowsAware(defaultArgs())
 	d := pl.Decide(pod(img2019).Obj())
-	written := pl.OSTolerations(d)
+	written := d.OSTolerations()
 	for _, key := range []string{"os", "node.kubernetes.io/os", "sku", "example.com/gpu"} {
 		for _, value := range []string{"windows", "Windows", "WINDOWS", "linux", "true"} {
 			for _, effect := range []v1.TaintEffect{v1.TaintEffectNoSchedule, v1.TaintEffectNoExecute} {
 				taint := v1.Taint{Key: key, Value: value, Effect: effect}
 				node := windowsNode("n", "10.0.17763", "", taint)
-				repels, _ := pl.TaintsRepel(d, &v1.Pod{}, node)
+				repels, _ := d.TaintsRepel(&v1.Pod{}, node, false)
 				if v1helper.TolerationsTolerateTaint(klog.Background(), written, &taint, false) && repels {
 					t.Errorf("the written tolerations tolerate %v, which the scheduler holds the pod off", taint)
 				}

@@ -30,9 +30,6 @@ import (
 // written it.
 type requirements struct {
 	*podneeds.Decision
-	// osToleration is the OS taint toleration the pod gets on nodes of its
-	// OS, or nil.
-	osToleration *osToleration
 	// uniformScore is set when every node that fits has the target build
 	// and no revision is asked for: Score would rank them all alike.
 	uniformScore bool
@@ -63,16 +60,7 @@ func (pl *WindowsAware) requirementsFor(pod *v1.Pod, quiet bool) (*requirements,
 	if err := d.Err(); err != nil {
 		return nil, err
 	}
-	return &requirements{Decision: d, osToleration: pl.osTolerationOf(d)}, nil
-}
-
-// osTolerationOf is the OS taint toleration a pod of this decision gets on
-// nodes of its OS, or nil.
-func (pl *WindowsAware) osTolerationOf(d *podneeds.Decision) *osToleration {
-	if d.Err() != nil || d.OS() == "" || !pl.args.OSTaints.Tolerate {
-		return nil
-	}
-	return &osToleration{os: d.OS(), taints: &pl.args.OSTaints}
+	return &requirements{Decision: d}, nil
 }
 
 // facts is what the resolver knows of images, for the decision; nil when

@@ -52,7 +52,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/synthetic"
 	waconfig "github.com/windows-aware/windows-aware/pkg/apis/config"
-	_ "github.com/windows-aware/windows-aware/pkg/apis/config/scheme" // WindowsAwareArgs in the scheduler's scheme
+	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme" // also WindowsAwareArgs in the scheduler's scheme
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
 )
 
@@ -139,7 +139,7 @@ func decodeSettings(path string) (profileSettings, error) {
 		}
 	}
 	if s.args == nil {
-		s.args = windowsaware.DefaultArgs()
+		s.args = scheme.DefaultArgs()
 	}
 	s.weight = 1
 	for _, p := range wa.Plugins.MultiPoint.Enabled {

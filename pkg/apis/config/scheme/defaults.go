@@ -14,11 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package windowsaware
+package scheme
 
 import (
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
-	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
 	configv1 "github.com/windows-aware/windows-aware/pkg/apis/config/v1"
 )
 
@@ -26,9 +25,9 @@ import (
 // defaulted and converted by the same scheme as a written configuration.
 func DefaultArgs() *config.WindowsAwareArgs {
 	versioned := &configv1.WindowsAwareArgs{}
-	scheme.Scheme.Default(versioned)
+	Scheme.Default(versioned)
 	internal := &config.WindowsAwareArgs{}
-	if err := scheme.Scheme.Convert(versioned, internal, nil); err != nil {
+	if err := Scheme.Convert(versioned, internal, nil); err != nil {
 		panic(err) // the types are this package's own: a bug, not input
 	}
 	return internal
