@@ -33,8 +33,8 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/explain"
+	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
-	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/ungate"
 )
@@ -91,11 +91,11 @@ func (u *ungateOptions) start(ctx context.Context, logger klog.Logger, profile e
 	}
 	// Pull secrets are read on a client of their own, whose rate limit
 	// the gate removals do not share.
-	secretClient, err := windowsaware.PullSecretClient(cfg, client)
+	secretClient, err := imagefacts.PullSecretClient(cfg, client)
 	if err != nil {
 		return nil, err
 	}
-	publisher, err := publish.NewResolving(ctx, profile.Name, profile.Args, windowsaware.SecretGetterOf(secretClient))
+	publisher, err := publish.NewResolving(ctx, profile.Name, profile.Args, imagefacts.SecretGetterOf(secretClient))
 	if err != nil {
 		return nil, err
 	}

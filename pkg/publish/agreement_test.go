@@ -94,10 +94,10 @@ func TestPublishedNodesAreTheFiltersNodes(t *testing.T) {
 			if _, outcome := p.Publish(published); outcome == OutcomeConflict {
 				continue // untouched; the Filter admits no node
 			}
-			d := p.plugin.Decide(pod)
+			d := p.decide(pod)
 			name := fmt.Sprintf("%s: pod %v (os %s)", mode, podImagesOf(pod), d.OS())
 			for _, node := range nodes {
-				v := judge(t, p.plugin, d, pod, published, node)
+				v := judge(t, d, pod, published, node)
 				if v.scheduler == v.published {
 					continue
 				}

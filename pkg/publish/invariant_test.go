@@ -28,7 +28,6 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
-	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
@@ -150,7 +149,7 @@ type verdicts struct {
 	reason    string
 }
 
-func judge(t *testing.T, pl *windowsaware.WindowsAware, d *podneeds.Decision, original, published *v1.Pod, node *v1.Node) verdicts {
+func judge(t *testing.T, d *podneeds.Decision, original, published *v1.Pod, node *v1.Node) verdicts {
 	t.Helper()
 	var v verdicts
 	fits, reason := d.FitNode(node)
@@ -177,12 +176,12 @@ func checkInvariant(t *testing.T, p *Publisher, nodes []*v1.Node, pod *v1.Pod) {
 	t.Helper()
 	published := pod.DeepCopy()
 	_, outcome := p.Publish(published)
-	d := p.plugin.Decide(pod)
+	d := p.decide(pod)
 	if outcome == OutcomeConflict {
 		return // untouched; no node fits
 	}
 	for _, node := range nodes {
-		v := judge(t, p.plugin, d, pod, published, node)
+		v := judge(t, d, pod, published, node)
 		if v.scheduler && !v.published {
 			t.Errorf("pod %v (%s): the scheduler admits node %s, the published pod does not; spec %s",
 				podImagesOf(pod), outcome, node.Name, describe(published))

@@ -24,7 +24,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
-	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+	"github.com/windows-aware/windows-aware/pkg/apis/config/validation"
+	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
@@ -62,22 +63,39 @@ const (
 // Publisher writes the windows-aware profile's constraints into pods.
 type Publisher struct {
 	profile string
-	plugin  *windowsaware.WindowsAware
+	// decider decides as the scheduler's plugins do (they call it too).
+	decider *podneeds.Decider
+	// facts are what the registries told, for a Publisher that resolves;
+	// nil for one that decides by tags (at admission).
+	facts *imagefacts.Facts
 	// resolution is the profile's imageResolution args, which say how
 	// long a gated pod waits and what applies when its registry fails.
 	resolution config.ImageResolution
 }
 
 // New returns a Publisher for the profile named profile (its
-// schedulerName) with the WindowsAware args of that profile. The plugin it
-// decides with starts no image resolver: at creation no registry has been
-// asked, and the pods that would wait for one are gated instead.
+// schedulerName) with the WindowsAware args of that profile, validated as
+// the scheduler validates them. It starts no image resolver: at creation
+// no registry has been asked, and the pods that would wait for one are
+// gated instead.
 func New(profile string, args *config.WindowsAwareArgs) (*Publisher, error) {
-	pl, err := windowsaware.NewOffline(args)
+	if err := validation.ValidateWindowsAwareArgs(nil, args); err != nil {
+		return nil, fmt.Errorf("profile %q: invalid WindowsAwareArgs: %w", profile, err)
+	}
+	decider, err := podneeds.New(args)
 	if err != nil {
 		return nil, fmt.Errorf("profile %q: %w", profile, err)
 	}
-	return &Publisher{profile: profile, plugin: pl, resolution: args.ImageResolution}, nil
+	return &Publisher{profile: profile, decider: decider, resolution: args.ImageResolution}, nil
+}
+
+// decide is the pod's decision, from what the registries told when the
+// Publisher resolves.
+func (p *Publisher) decide(pod *v1.Pod) *podneeds.Decision {
+	if p.facts == nil {
+		return p.decider.Decide(pod, nil)
+	}
+	return p.decider.Decide(pod, p.facts)
 }
 
 // Profile is the schedulerName of the pods the publisher changes.
@@ -92,13 +110,13 @@ func (p *Publisher) Publish(pod *v1.Pod) (Record, Outcome) {
 	if p.skipReason(pod) != "" {
 		return Record{}, OutcomeSkipped
 	}
-	d := p.plugin.Decide(pod)
+	d := p.decide(pod)
 	if d.Conflict() != "" {
 		return Record{}, OutcomeConflict
 	}
 	rec := Record{Source: string(d.OSSource())}
-	gatedOn, waits := p.plugin.WaitsForRegistry(pod)
-	if d.OS() != "" && (!waits || declared(d.OSSource())) {
+	gatedOn, waits := imagefacts.WaitsForRegistry(&p.resolution, p.decider, pod)
+	if d.OS() != "" && (!waits || d.OSSource().Declared()) {
 		p.writeOS(pod, d, &rec)
 	}
 	if waits && !Gated(pod) {
@@ -120,13 +138,6 @@ func (p *Publisher) Publish(pod *v1.Pod) (Record, Outcome) {
 		return rec, OutcomeGated
 	}
 	return rec, OutcomeStamped
-}
-
-// declared reports whether an OS of this source stands whatever a
-// registry later tells: the pod's .spec, an image's tag, HostProcess. An
-// OS from the default or a selector may yet be overruled by a registry.
-func declared(s podneeds.Source) bool {
-	return s == podneeds.SourceSpec || s == podneeds.SourceTag || s == podneeds.SourceHostProcess
 }
 
 // writeOS writes the decision's OS: its node selector and the tolerations

@@ -25,8 +25,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
-	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
@@ -42,19 +42,22 @@ const LabelGated = "windows-aware.x-k8s.io/gated"
 // It is the Publisher of the controller that ungates pods; Resolve asks
 // the registries about a pod, and Ungate writes the answer.
 func NewResolving(ctx context.Context, profile string, args *config.WindowsAwareArgs, getSecret imageinspect.SecretGetter) (*Publisher, error) {
-	pl, err := windowsaware.NewResolving(ctx, args, getSecret)
+	p, err := New(profile, args)
 	if err != nil {
+		return nil, err
+	}
+	if p.facts, err = imagefacts.Start(ctx, &p.resolution, p.decider, getSecret, nil); err != nil {
 		return nil, fmt.Errorf("profile %q: %w", profile, err)
 	}
-	return &Publisher{profile: profile, plugin: pl, resolution: args.ImageResolution}, nil
+	return p, nil
 }
 
 // Resolve waits, at most until ctx ends, for the registries to tell the
 // platforms of the pod's images that the scheduler would wait for. The
-// error is a *windowsaware.UnresolvedError naming the image and the
+// error is an *imagefacts.UnresolvedError naming the image and the
 // registry's error.
 func (p *Publisher) Resolve(ctx context.Context, pod *v1.Pod) error {
-	return p.plugin.Resolve(ctx, pod)
+	return p.facts.Resolve(ctx, pod)
 }
 
 // GateTimeout is the longest a gated pod waits for its registry.
@@ -99,7 +102,7 @@ func (p *Publisher) Ungate(pod *v1.Pod, resolveErr error) (Record, Outcome) {
 	if p.skipReason(pod) != "" {
 		return Record{}, OutcomeSkipped
 	}
-	d := p.plugin.Decide(pod)
+	d := p.decide(pod)
 	if d.Conflict() != "" {
 		return Record{}, OutcomeConflict
 	}
@@ -161,4 +164,4 @@ func sourceOf(d *podneeds.Decision) podneeds.Source {
 // Conflict is the message the scheduler rejects the pod with, when no
 // node can run it whatever the cluster holds (its constraints contradict
 // what its images need), or "". It names the images and builds.
-func (p *Publisher) Conflict(pod *v1.Pod) string { return p.plugin.Decide(pod).Conflict() }
+func (p *Publisher) Conflict(pod *v1.Pod) string { return p.decide(pod).Conflict() }

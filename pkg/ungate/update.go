@@ -30,7 +30,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
-	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 )
 
@@ -38,7 +38,7 @@ import (
 // scheduler plugin's own reason, so that one name covers both.
 const (
 	// EventImagePlatformsUnknown: the gate was removed under onFailure.
-	EventImagePlatformsUnknown = windowsaware.EventImagePlatformsUnknown
+	EventImagePlatformsUnknown = imagefacts.EventImagePlatformsUnknown
 	// EventPlatformConflict: the gate was removed without constraints,
 	// as the pod's own constraints contradict what its images need.
 	EventPlatformConflict = "PlatformConflict"

@@ -28,6 +28,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 )
 
@@ -178,7 +179,7 @@ func TestIndexPastEntryLimit(t *testing.T) {
 			if len(events) != 1 {
 				t.Fatalf("events %q, want one", events)
 			}
-			for _, part := range append(parts, EventImagePlatformsUnknown) {
+			for _, part := range append(parts, imagefacts.EventImagePlatformsUnknown) {
 				if !strings.Contains(events[0], part) {
 					t.Errorf("event %q does not name %q", events[0], part)
 				}

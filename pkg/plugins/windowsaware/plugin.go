@@ -84,7 +84,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	Register()
 	pl.handle = h
 	pl.taintComparisonOperators = feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate).EnableTaintTolerationComparisonOperators
-	if pl.resolution, err = newResolution(ctx, &pl.args.ImageResolution, h); err != nil {
+	if pl.resolution, err = newResolution(ctx, &pl.args.ImageResolution, pl.decider, h); err != nil {
 		return nil, err
 	}
 	if h != nil && h.SharedInformerFactory() != nil {

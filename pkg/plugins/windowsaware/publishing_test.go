@@ -18,11 +18,9 @@ package windowsaware
 
 import (
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	v1helper "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 
@@ -118,53 +116,5 @@ func TestOSTolerationsNoWiderThanImplicit(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-func TestWaitsForRegistry(t *testing.T) {
-	// A Windows image (its repository says so) whose tag names no build.
-	const imgServerCore = "mcr.microsoft.com/windows/servercore:latest"
-	resolving := func(scope string, gate time.Duration, hosts ...string) *config.WindowsAwareArgs {
-		return defaultArgs(func(a *config.WindowsAwareArgs) {
-			a.ImageResolution.Scope = scope
-			a.ImageResolution.GateTimeout = metav1.Duration{Duration: gate}
-			for _, h := range hosts {
-				a.ImageResolution.Registries = append(a.ImageResolution.Registries, config.RegistryHost{Host: h})
-			}
-		})
-	}
-	tests := []struct {
-		name      string
-		args      *config.WindowsAwareArgs
-		pod       *v1.Pod
-		wantImage string
-	}{
-		{name: "resolution off", args: defaultArgs(), pod: pod(imgNano).Obj()},
-		{name: "Windows image without a build, allowlisted", args: resolving(config.ResolutionWindows, 10*time.Second, "mcr.microsoft.com"),
-			pod: pod(imgLinux, imgServerCore).Obj(), wantImage: imgServerCore},
-		{name: "Windows pod by .spec.os.name", args: resolving(config.ResolutionWindows, 10*time.Second, "mcr.microsoft.com"),
-			pod: withOS(pod(imgWinNoTag), v1.Windows), wantImage: imgWinNoTag},
-		{name: "an image whose tag says nothing: not a Windows pod", args: resolving(config.ResolutionWindows, 10*time.Second, "mcr.microsoft.com"),
-			pod: pod(imgWinNoTag).Obj()},
-		{name: "the tag names the build", args: resolving(config.ResolutionWindows, 10*time.Second, "mcr.microsoft.com"), pod: pod(img2019).Obj()},
-		{name: "registry not allowlisted", args: resolving(config.ResolutionWindows, 10*time.Second, "ghcr.io"), pod: pod(imgWinNoTag).Obj()},
-		{name: "gateTimeout 0 never holds", args: resolving(config.ResolutionWindows, 0, "*"), pod: pod(imgWinNoTag).Obj()},
-		{name: "undeclared pod under scope Windows", args: resolving(config.ResolutionWindows, 10*time.Second, "*"), pod: pod("contoso.azurecr.io/web:1.4.2").Obj()},
-		{name: "undeclared pod under scope Undeclared", args: resolving(config.ResolutionUndeclared, 10*time.Second, "*.azurecr.io"),
-			pod: pod("contoso.azurecr.io/web:1.4.2").Obj(), wantImage: "contoso.azurecr.io/web:1.4.2"},
-		{name: "Linux pod under scope Undeclared", args: resolving(config.ResolutionUndeclared, 10*time.Second, "*"),
-			pod: withOS(pod("contoso.azurecr.io/web:1.4.2"), v1.Linux)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			pl, err := NewOffline(tt.args)
-			if err != nil {
-				t.Fatal(err)
-			}
-			image, waits := pl.WaitsForRegistry(tt.pod)
-			if image != tt.wantImage || waits != (tt.wantImage != "") {
-				t.Errorf("WaitsForRegistry = %q, %v; want %q", image, waits, tt.wantImage)
-			}
-		})
 	}
 }

@@ -67,8 +67,11 @@ func (pl *WindowsAware) requirementsFor(pod *v1.Pod, quiet bool) (*requirements,
 // resolution is off. Quiet facts neither ask the resolver nor record
 // Events.
 func (pl *WindowsAware) facts(quiet bool) podneeds.Facts {
-	if pl.resolution == nil {
+	switch {
+	case pl.resolution == nil:
 		return nil
+	case quiet:
+		return pl.resolution.facts
 	}
-	return resolutionFacts{res: pl.resolution, quiet: quiet}
+	return preFilterFacts{res: pl.resolution}
 }

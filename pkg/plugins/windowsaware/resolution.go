@@ -23,18 +23,15 @@ import (
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/clock"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
-	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
 // Where a tag names no Windows build, the image's registry knows the
@@ -47,17 +44,12 @@ import (
 // failed, onFailure decides: the tag rules, or a visible rejection that
 // names the image and the error. Either way the pod gets one Event.
 
-// Event reasons of image resolution.
-const (
-	// EventImagePlatformsUnknown: the registry did not tell an image's
-	// platforms in time, and the pod is placed by the tag rules or kept
-	// unschedulable, as onFailure says.
-	EventImagePlatformsUnknown = "ImagePlatformsUnknown"
-)
-
 // resolution is the plugin's side of image resolution.
 type resolution struct {
-	args     *config.ImageResolution
+	args *config.ImageResolution
+	// facts are the resolver and what its answers mean; resolver is
+	// facts.Resolver(), which PreEnqueue asks.
+	facts    *imagefacts.Facts
 	resolver *imageinspect.Resolver
 	handle   fwk.Handle
 	clock    clock.WithDelayedExecution
@@ -74,124 +66,48 @@ type resolution struct {
 	maxHeld int
 	// byKey finds a held pod from the waiter key the resolver reports.
 	byKey map[string]*heldPod
-	// blocked are the callers of Resolve waiting for a result, by the
-	// waiter key they gave the resolver.
-	blocked map[string]chan struct{}
 }
 
 // newResolution starts the resolver of args, or returns nil when
 // resolution is off.
-func newResolution(ctx context.Context, args *config.ImageResolution, h fwk.Handle) (*resolution, error) {
+func newResolution(ctx context.Context, args *config.ImageResolution, decider *podneeds.Decider, h fwk.Handle) (*resolution, error) {
 	var getSecret imageinspect.SecretGetter
 	if imageinspect.Enabled(args) && args.Credentials.PodPullSecrets && h != nil {
-		client, err := PullSecretClient(h.KubeConfig(), h.ClientSet())
+		client, err := imagefacts.PullSecretClient(h.KubeConfig(), h.ClientSet())
 		if err != nil {
 			return nil, fmt.Errorf("imageResolution: %w", err)
 		}
 		if client != nil {
-			getSecret = SecretGetterOf(client)
+			getSecret = imagefacts.SecretGetterOf(client)
 		}
 	}
-	return startResolution(ctx, args, h, getSecret)
-}
-
-// Pull-secret reads go through a client of their own, so that they never
-// spend the rate limit of the client that binds pods; the resolver
-// deduplicates, caches and bounds them besides.
-const (
-	pullSecretQPS   = 5
-	pullSecretBurst = 10
-)
-
-// PullSecretClient is the client pull secrets are read with: one built
-// from cfg with its own rate limit and user agent, or fallback when there
-// is no rest config (a framework built in tests).
-func PullSecretClient(cfg *rest.Config, fallback kubernetes.Interface) (kubernetes.Interface, error) {
-	if cfg == nil || cfg.Host == "" {
-		return fallback, nil
-	}
-	own := rest.CopyConfig(cfg)
-	own.QPS, own.Burst, own.RateLimiter = pullSecretQPS, pullSecretBurst, nil
-	own.UserAgent = rest.DefaultKubernetesUserAgent() + "/pull-secrets"
-	client, err := kubernetes.NewForConfig(own)
-	if err != nil {
-		return nil, fmt.Errorf("the client for pull secrets: %w", err)
-	}
-	return client, nil
-}
-
-// SecretGetterOf reads pull secrets through client.
-func SecretGetterOf(client kubernetes.Interface) imageinspect.SecretGetter {
-	return func(ctx context.Context, namespace, name string) (*v1.Secret, error) {
-		return client.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
-	}
+	return startResolution(ctx, args, decider, h, getSecret)
 }
 
 // startResolution starts the resolver of args, reading pull secrets with
-// getSecret; h, when not nil, is the framework whose pods it wakes.
-func startResolution(ctx context.Context, args *config.ImageResolution, h fwk.Handle, getSecret imageinspect.SecretGetter) (*resolution, error) {
-	if !imageinspect.Enabled(args) {
-		return nil, nil
-	}
-	resolver, err := imageinspect.New(imageinspect.ConfigFromArgs(args, getSecret))
-	if err != nil {
-		return nil, fmt.Errorf("imageResolution: %w", err)
-	}
+// getSecret; h, when not nil, is the framework whose pods it wakes. It
+// returns nil when resolution is off.
+func startResolution(ctx context.Context, args *config.ImageResolution, decider *podneeds.Decider, h fwk.Handle, getSecret imageinspect.SecretGetter) (*resolution, error) {
 	res := &resolution{
 		args:      args,
-		resolver:  resolver,
 		handle:    h,
 		clock:     clock.RealClock{},
 		held:      map[types.UID]*heldPod{},
 		heldOrder: list.New(),
 		maxHeld:   defaultMaxHeld,
 		byKey:     map[string]*heldPod{},
-		blocked:   map[string]chan struct{}{},
 	}
-	resolver.OnResolved(res.wake)
-	resolver.Start(ctx)
+	facts, err := imagefacts.Start(ctx, args, decider, getSecret, res.wake)
+	if err != nil || facts == nil {
+		return nil, err
+	}
+	res.facts, res.resolver = facts, facts.Resolver()
 	return res, nil
 }
 
 // inScope reports whether the images of a pod whose OS is os (as the pod
 // or its tags declare it, "" when undeclared) are resolved.
-func (res *resolution) inScope(os string) bool { return scopeCovers(res.args.Scope, os) }
-
-// scopeCovers reports whether scope resolves the images of a pod whose
-// declared OS is os.
-func scopeCovers(scope, os string) bool {
-	switch scope {
-	case config.ResolutionWindows:
-		return os == windows.OSWindows
-	case config.ResolutionUndeclared:
-		return os == windows.OSWindows || os == ""
-	}
-	return false
-}
-
-// WaitsForRegistry reports whether the plugin's args make it hold the pod
-// at PreEnqueue until a registry tells the platforms of one of its images,
-// and names that image: resolution is on and holds pods (gateTimeout > 0),
-// the pod's declared OS is in scope, and an image's tag names no build and
-// its registry is allowlisted. It reads the args alone, never the
-// resolver's cache, so it answers alike in the scheduler and in tools that
-// start no resolver, such as the admission webhook, which gates such pods
-// at creation.
-func (pl *WindowsAware) WaitsForRegistry(pod *v1.Pod) (image string, waits bool) {
-	args := &pl.args.ImageResolution
-	if !imageinspect.Enabled(args) || args.GateTimeout.Duration == 0 || !scopeCovers(args.Scope, pl.decider.DeclaredOS(pod)) {
-		return "", false
-	}
-	registries := imageinspect.ConfigFromArgs(args, nil).Registries
-	podneeds.ForEachImage(pod, func(ref string) bool {
-		if pl.decider.WantsRegistry(ref) && imageinspect.Allowlisted(registries, ref) {
-			image = ref
-			return false
-		}
-		return true
-	})
-	return image, image != ""
-}
+func (res *resolution) inScope(os string) bool { return res.facts.Resolves(os) }
 
 // PreEnqueue holds a pod while an image it needs is being resolved, at
 // most gateTimeout. It runs under the scheduling queue's lock: it looks
@@ -203,7 +119,7 @@ func (pl *WindowsAware) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 		return nil
 	}
 	var waiting string
-	pulls := pullSecretsOf(pod)
+	pulls := imagefacts.PullSecretsOf(pod)
 	podneeds.ForEachImage(pod, func(ref string) bool {
 		if !pl.decider.WantsRegistry(ref) {
 			return true
@@ -273,7 +189,6 @@ func (res *resolution) hold(pod *v1.Pod) bool {
 func (res *resolution) wake(_ string, waiters []string) {
 	for _, key := range waiters {
 		res.activate(key)
-		res.unblock(key)
 	}
 }
 
@@ -291,73 +206,49 @@ func (res *resolution) activate(key string) {
 	res.handle.Activate(klog.Background(), map[string]*v1.Pod{key: pod})
 }
 
-// resolutionFacts is what the resolver knows, as the decision asks it.
-type resolutionFacts struct {
-	res   *resolution
-	quiet bool
-}
+// preFilterFacts are the facts as PreFilter reads them: it asks the
+// resolver for what it does not know and records an Event for what the
+// registry could not tell (platformsOf).
+type preFilterFacts struct{ res *resolution }
 
-func (f resolutionFacts) Resolves(declaredOS string) bool { return f.res.inScope(declaredOS) }
+func (f preFilterFacts) Resolves(declaredOS string) bool { return f.res.inScope(declaredOS) }
 
-func (f resolutionFacts) PlatformsOf(pod *v1.Pod, ref string) (podneeds.Listing, bool, error) {
-	r, known, err := f.res.platformsOf(pod, ref, f.quiet)
-	return podneeds.Listing{Platforms: r.Platforms, Summary: r.Summary}, known, err
+func (f preFilterFacts) PlatformsOf(pod *v1.Pod, ref string) (podneeds.Listing, bool, error) {
+	return f.res.platformsOf(pod, ref)
 }
 
 // platformsOf returns what the registry told of ref for PreFilter: the
-// facts (platforms and their summary), or, when it could not tell, the error, with whether the
-// onFailure policy rejects the pod for it. known is false when the
-// registry was not asked or has not answered yet. Unless quiet, it asks
-// the resolver for what it does not know and records an Event for what the
-// registry could not tell.
-func (res *resolution) platformsOf(pod *v1.Pod, ref string, quiet bool) (facts imageinspect.Result, known bool, err error) {
-	r, ok := res.resolver.Lookup(ref, pullSecretsOf(pod))
-	if quiet {
-		if ok && r.State == imageinspect.StateResolved {
-			return r, true, nil
-		}
-		var cause error = fmt.Errorf("its registry has not answered yet")
-		if ok && r.State == imageinspect.StateFailed {
-			if r.Class == imageinspect.ClassRefused {
-				return imageinspect.Result{}, false, nil
-			}
-			cause = r.Err
-		}
-		return imageinspect.Result{}, false, res.failure(ref, cause)
-	}
+// listing, or, when it could not tell, the onFailure policy's error (nil
+// under TagRules). known is false when the registry was not asked or has
+// not answered yet. It asks the resolver for what it does not know and
+// records an Event for what the registry could not tell; queueing hints
+// and tools read imagefacts.Facts, which does neither.
+func (res *resolution) platformsOf(pod *v1.Pod, ref string) (listing podneeds.Listing, known bool, err error) {
+	r, ok := res.resolver.Lookup(ref, imagefacts.PullSecretsOf(pod))
 	if !ok {
 		// Not asked yet (a pod PreEnqueue does not hold): ask now, in the
 		// background, for the next attempt.
-		res.resolver.Want(ref, podKey(pod), pullSecretsOf(pod))
+		res.resolver.Want(ref, podKey(pod), imagefacts.PullSecretsOf(pod))
 	}
 	if !ok || r.State == imageinspect.StatePending {
 		res.warn(pod, ref, fmt.Sprintf("the registry did not tell the platforms of image %q within %s", ref, res.args.GateTimeout.Duration))
-		return imageinspect.Result{}, false, res.failure(ref, fmt.Errorf("its registry has not answered yet"))
+		return podneeds.Listing{}, false, res.facts.Failure(ref, fmt.Errorf("its registry has not answered yet"))
 	}
 	if r.State == imageinspect.StateFailed {
 		if r.Class == imageinspect.ClassRefused {
 			// The registry is not allowlisted, or its address is private:
 			// the administrator chose not to ask it, so its images are
 			// placed by their tags, quietly.
-			return imageinspect.Result{}, false, nil
+			return podneeds.Listing{}, false, nil
 		}
 		// Register the pod for the next attempt (after negativeTTL), so
 		// that a pod kept unschedulable under onFailure Reject is woken
 		// when it succeeds.
-		res.resolver.Want(ref, podKey(pod), pullSecretsOf(pod))
+		res.resolver.Want(ref, podKey(pod), imagefacts.PullSecretsOf(pod))
 		res.warn(pod, ref, fmt.Sprintf("could not read the platforms of image %q: %v", ref, r.Err))
-		return imageinspect.Result{}, false, res.failure(ref, r.Err)
+		return podneeds.Listing{}, false, res.facts.Failure(ref, r.Err)
 	}
-	return r, true, nil
-}
-
-// failure is the error PreFilter rejects the pod with under onFailure
-// Reject, or nil under TagRules.
-func (res *resolution) failure(ref string, err error) error {
-	if res.args.OnFailure != config.OnFailureReject {
-		return nil
-	}
-	return fmt.Errorf("waiting for the platforms of image %q (onFailure: Reject): %v", ref, err)
+	return podneeds.Listing{Platforms: r.Platforms, Summary: r.Summary}, true, nil
 }
 
 // warn records one Event per pod and image whose platforms are unknown.
@@ -377,22 +268,7 @@ func (res *resolution) warn(pod *v1.Pod, ref, msg string) {
 	if res.args.OnFailure == config.OnFailureReject {
 		action = "keeping the pod unschedulable until it does"
 	}
-	res.handle.EventRecorder().Eventf(pod, nil, v1.EventTypeWarning, EventImagePlatformsUnknown, "Scheduling", "%s; %s", msg, action)
+	res.handle.EventRecorder().Eventf(pod, nil, v1.EventTypeWarning, imagefacts.EventImagePlatformsUnknown, "Scheduling", "%s; %s", msg, action)
 }
 
 func podKey(pod *v1.Pod) string { return pod.Namespace + "/" + pod.Name }
-
-// pullSecretsOf is the pod's credential scope: the facts it may see and
-// the credentials it is resolved with. It allocates only for a pod that
-// names pull secrets.
-func pullSecretsOf(pod *v1.Pod) imageinspect.PullSecrets {
-	p := imageinspect.PullSecrets{Namespace: pod.Namespace}
-	if len(pod.Spec.ImagePullSecrets) == 0 {
-		return p
-	}
-	p.Names = make([]string, 0, len(pod.Spec.ImagePullSecrets))
-	for _, s := range pod.Spec.ImagePullSecrets {
-		p.Names = append(p.Names, s.Name)
-	}
-	return p
-}

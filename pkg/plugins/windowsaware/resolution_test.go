@@ -41,6 +41,7 @@ import (
 	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 )
 
@@ -394,7 +395,7 @@ func TestResolutionFailurePolicy(t *testing.T) {
 			onFailure:   config.OnFailureTagRules,
 			wantHeld:    true,
 			wantHeldFor: gateTimeout,
-			wantEvent:   []string{"Warning " + EventImagePlatformsUnknown, hanging.Ref("orders-api:1.4.2"), "within 300ms", "placing the pod by its image tags"},
+			wantEvent:   []string{"Warning " + imagefacts.EventImagePlatformsUnknown, hanging.Ref("orders-api:1.4.2"), "within 300ms", "placing the pod by its image tags"},
 		},
 		{
 			name:        "registry hangs, Reject after the gate timeout",
@@ -403,7 +404,7 @@ func TestResolutionFailurePolicy(t *testing.T) {
 			onFailure:   config.OnFailureReject,
 			wantHeld:    true,
 			wantHeldFor: gateTimeout,
-			wantEvent:   []string{"Warning " + EventImagePlatformsUnknown, hanging.Ref("reject:1"), "keeping the pod unschedulable"},
+			wantEvent:   []string{"Warning " + imagefacts.EventImagePlatformsUnknown, hanging.Ref("reject:1"), "keeping the pod unschedulable"},
 			wantReject:  []string{hanging.Ref("reject:1"), "onFailure: Reject", "has not answered yet"},
 		},
 		{
@@ -412,7 +413,7 @@ func TestResolutionFailurePolicy(t *testing.T) {
 			image:     down.Ref("orders-api:1.4.2"),
 			onFailure: config.OnFailureTagRules,
 			wantHeld:  true,
-			wantEvent: []string{"Warning " + EventImagePlatformsUnknown, down.Ref("orders-api:1.4.2"), "connection refused", "placing the pod by its image tags"},
+			wantEvent: []string{"Warning " + imagefacts.EventImagePlatformsUnknown, down.Ref("orders-api:1.4.2"), "connection refused", "placing the pod by its image tags"},
 		},
 		{
 			name:       "registry down, Reject",
@@ -420,7 +421,7 @@ func TestResolutionFailurePolicy(t *testing.T) {
 			image:      down.Ref("orders-api:1.4.2"),
 			onFailure:  config.OnFailureReject,
 			wantHeld:   true,
-			wantEvent:  []string{"Warning " + EventImagePlatformsUnknown, down.Ref("orders-api:1.4.2"), "connection refused"},
+			wantEvent:  []string{"Warning " + imagefacts.EventImagePlatformsUnknown, down.Ref("orders-api:1.4.2"), "connection refused"},
 			wantReject: []string{down.Ref("orders-api:1.4.2"), "onFailure: Reject", "connection refused"},
 		},
 		{

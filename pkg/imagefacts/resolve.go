@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package windowsaware
+package imagefacts
 
 import (
 	"context"
@@ -22,37 +22,15 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
 // Outside a scheduler, publish mode resolves a gated pod's images itself
-// and then writes what the plugin decides into the pod: it asks the same
-// resolver, with the same args, and decides with the same Decide. Waiting
-// is fine there, as nothing is being scheduled meanwhile.
-
-// NewResolving builds the plugin from its args, as New does, for a tool
-// that decides about pods outside a scheduler but with image resolution:
-// it starts the resolver of the args (none when resolution is off), which
-// reads the Secrets a pod names through getSecret when the args allow it
-// (nil for none). It watches no nodes and wakes no scheduler; Resolve
-// waits for the registries instead. The resolver runs until ctx ends.
-func NewResolving(ctx context.Context, obj runtime.Object, getSecret imageinspect.SecretGetter) (*WindowsAware, error) {
-	args, err := decodeArgs(obj)
-	if err != nil {
-		return nil, err
-	}
-	pl, err := newWindowsAware(args)
-	if err != nil {
-		return nil, err
-	}
-	if pl.resolution, err = startResolution(ctx, &pl.args.ImageResolution, nil, getSecret); err != nil {
-		return nil, err
-	}
-	return pl, nil
-}
+// and then writes what the profile decides into the pod: it asks the same
+// resolver, with the same args, and decides with the same podneeds.
+// Waiting is fine there, as nothing is being scheduled meanwhile.
 
 // UnresolvedError is an image of a pod whose platforms the registry did
 // not tell: it failed, or had not answered when the wait ended.
@@ -88,31 +66,30 @@ func (e *UnresolvedError) Unwrap() error { return e.Err }
 // It blocks: call it off the scheduling path. A failure is not waited
 // out: as in the scheduler, the resolver retries in the background and
 // the next pods of the image find the result.
-func (pl *WindowsAware) Resolve(ctx context.Context, pod *v1.Pod) error {
-	res := pl.resolution
-	if res == nil || !res.inScope(pl.decider.DeclaredOS(pod)) {
+func (f *Facts) Resolve(ctx context.Context, pod *v1.Pod) error {
+	if f == nil || !f.Resolves(f.decider.DeclaredOS(pod)) {
 		return nil
 	}
-	key := "resolve/" + string(pod.UID) + "/" + podKey(pod)
-	pulls := pullSecretsOf(pod)
+	key := "resolve/" + string(pod.UID) + "/" + pod.Namespace + "/" + pod.Name
+	pulls := PullSecretsOf(pod)
 	for {
-		woken := res.block(key)
+		woken := f.block(key)
 		var (
 			waiting string
 			failed  error
 			again   bool
 		)
 		podneeds.ForEachImage(pod, func(ref string) bool {
-			if !pl.decider.WantsRegistry(ref) {
+			if !f.decider.WantsRegistry(ref) {
 				return true
 			}
-			r, known := res.resolver.Lookup(ref, pulls)
+			r, known := f.resolver.Lookup(ref, pulls)
 			switch {
 			case known && r.State == imageinspect.StateResolved:
 				return true
 			case known && r.State == imageinspect.StateFailed && r.Class == imageinspect.ClassRefused:
 				return true
-			case res.resolver.Want(ref, key, pulls):
+			case f.resolver.Want(ref, key, pulls):
 				// A run is queued or going on (for a failed image: past
 				// negativeTTL, or with other pull secrets).
 				waiting = ref
@@ -131,13 +108,13 @@ func (pl *WindowsAware) Resolve(ctx context.Context, pod *v1.Pod) error {
 		case again:
 			continue
 		case waiting == "":
-			res.unblock(key)
+			f.unblock(key)
 			return failed
 		}
 		select {
 		case <-woken:
 		case <-ctx.Done():
-			res.unblock(key)
+			f.unblock(key)
 			return &UnresolvedError{Image: waiting, Err: ctx.Err()}
 		}
 	}
@@ -145,22 +122,22 @@ func (pl *WindowsAware) Resolve(ctx context.Context, pod *v1.Pod) error {
 
 // block registers a caller of Resolve waiting under key and returns the
 // channel the resolver's callback signals; unblock signals and forgets it.
-func (res *resolution) block(key string) <-chan struct{} {
-	res.mu.Lock()
-	defer res.mu.Unlock()
-	ch, ok := res.blocked[key]
+func (f *Facts) block(key string) <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ch, ok := f.blocked[key]
 	if !ok {
 		ch = make(chan struct{}, 1)
-		res.blocked[key] = ch
+		f.blocked[key] = ch
 	}
 	return ch
 }
 
-func (res *resolution) unblock(key string) {
-	res.mu.Lock()
-	ch, ok := res.blocked[key]
-	delete(res.blocked, key)
-	res.mu.Unlock()
+func (f *Facts) unblock(key string) {
+	f.mu.Lock()
+	ch, ok := f.blocked[key]
+	delete(f.blocked, key)
+	f.mu.Unlock()
 	if ok {
 		select {
 		case ch <- struct{}{}:

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package windowsaware
+package imagefacts
 
 import (
 	"context"
@@ -25,6 +25,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
@@ -101,13 +102,15 @@ func TestResolveWaitsForTheRegistry(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			pl, err := NewResolving(ctx, resolutionArgs(s, config.ResolutionWindows, onFailure, 10*time.Second), nil)
+			args := resolutionArgs(s, config.ResolutionWindows, onFailure, 10*time.Second)
+			dr := decider(t, args)
+			facts, err := Start(ctx, &args.ImageResolution, dr, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			waitCtx, stop := context.WithTimeout(ctx, tt.wait)
 			defer stop()
-			err = pl.Resolve(waitCtx, tt.pod)
+			err = facts.Resolve(waitCtx, tt.pod)
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Fatalf("Resolve: %v", err)
@@ -118,7 +121,7 @@ func TestResolveWaitsForTheRegistry(t *testing.T) {
 			if err != nil && !errors.As(err, &unresolved) {
 				t.Errorf("Resolve: %T, want *UnresolvedError", err)
 			}
-			d := pl.Decide(tt.pod)
+			d := dr.Decide(tt.pod, facts)
 			if tt.wantConflict != "" || d.Conflict() != "" {
 				if !strings.Contains(d.Conflict(), tt.wantConflict) || tt.wantConflict == "" {
 					t.Fatalf("Decide conflict %q, want one with %q", d.Conflict(), tt.wantConflict)
@@ -134,6 +137,50 @@ func TestResolveWaitsForTheRegistry(t *testing.T) {
 			}
 			if strings.Join(got, ",") != strings.Join(tt.wantBuilds, ",") {
 				t.Errorf("host builds after Resolve = %v, want %v", got, tt.wantBuilds)
+			}
+		})
+	}
+}
+
+func TestWaitsForRegistry(t *testing.T) {
+	// A Windows image (its repository says so) whose tag names no build.
+	const imgServerCore = "mcr.microsoft.com/windows/servercore:latest"
+	resolving := func(scope string, gate time.Duration, hosts ...string) *config.WindowsAwareArgs {
+		return defaultArgs(func(a *config.WindowsAwareArgs) {
+			a.ImageResolution.Scope = scope
+			a.ImageResolution.GateTimeout = metav1.Duration{Duration: gate}
+			for _, h := range hosts {
+				a.ImageResolution.Registries = append(a.ImageResolution.Registries, config.RegistryHost{Host: h})
+			}
+		})
+	}
+	tests := []struct {
+		name      string
+		args      *config.WindowsAwareArgs
+		pod       *v1.Pod
+		wantImage string
+	}{
+		{name: "resolution off", args: defaultArgs(), pod: pod(imgNano).Obj()},
+		{name: "Windows image without a build, allowlisted", args: resolving(config.ResolutionWindows, 10*time.Second, "mcr.microsoft.com"),
+			pod: pod(imgLinux, imgServerCore).Obj(), wantImage: imgServerCore},
+		{name: "Windows pod by .spec.os.name", args: resolving(config.ResolutionWindows, 10*time.Second, "mcr.microsoft.com"),
+			pod: withOS(pod(imgWinNoTag), v1.Windows), wantImage: imgWinNoTag},
+		{name: "an image whose tag says nothing: not a Windows pod", args: resolving(config.ResolutionWindows, 10*time.Second, "mcr.microsoft.com"),
+			pod: pod(imgWinNoTag).Obj()},
+		{name: "the tag names the build", args: resolving(config.ResolutionWindows, 10*time.Second, "mcr.microsoft.com"), pod: pod(img2019).Obj()},
+		{name: "registry not allowlisted", args: resolving(config.ResolutionWindows, 10*time.Second, "ghcr.io"), pod: pod(imgWinNoTag).Obj()},
+		{name: "gateTimeout 0 never holds", args: resolving(config.ResolutionWindows, 0, "*"), pod: pod(imgWinNoTag).Obj()},
+		{name: "undeclared pod under scope Windows", args: resolving(config.ResolutionWindows, 10*time.Second, "*"), pod: pod("contoso.azurecr.io/web:1.4.2").Obj()},
+		{name: "undeclared pod under scope Undeclared", args: resolving(config.ResolutionUndeclared, 10*time.Second, "*.azurecr.io"),
+			pod: pod("contoso.azurecr.io/web:1.4.2").Obj(), wantImage: "contoso.azurecr.io/web:1.4.2"},
+		{name: "Linux pod under scope Undeclared", args: resolving(config.ResolutionUndeclared, 10*time.Second, "*"),
+			pod: withOS(pod("contoso.azurecr.io/web:1.4.2"), v1.Linux)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			image, waits := WaitsForRegistry(&tt.args.ImageResolution, decider(t, tt.args), tt.pod)
+			if image != tt.wantImage || waits != (tt.wantImage != "") {
+				t.Errorf("WaitsForRegistry = %q, %v; want %q", image, waits, tt.wantImage)
 			}
 		})
 	}
