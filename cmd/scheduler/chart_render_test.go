@@ -79,8 +79,14 @@ func helmBinary(t *testing.T) string {
 // files (YAML texts) given, under besideRelease in namespace.
 func helmTemplate(t *testing.T, namespace string, values ...string) ([]byte, error) {
 	t.Helper()
+	return helmRun(t, []string{"template", besideRelease, chartDir, "--namespace", namespace}, values...)
+}
+
+// helmRun runs helm with args and the values files (YAML texts) given.
+func helmRun(t *testing.T, args []string, values ...string) ([]byte, error) {
+	t.Helper()
 	helm := helmBinary(t)
-	args := []string{"template", besideRelease, chartDir, "--namespace", namespace}
+	args = append([]string(nil), args...)
 	// Not t.TempDir(): helm splits --values at commas, which test names
 	// may hold.
 	dir, err := os.MkdirTemp("", "chart-values-")
