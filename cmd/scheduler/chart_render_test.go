@@ -82,7 +82,8 @@ func helmTemplate(t *testing.T, namespace string, values ...string) ([]byte, err
 	return helmRun(t, []string{"template", besideRelease, chartDir, "--namespace", namespace}, values...)
 }
 
-// helmRun runs helm with args and the values files (YAML texts) given.
+// helmRun runs helm with args and the values files (YAML texts) given,
+// returning its standard output, on failure too.
 func helmRun(t *testing.T, args []string, values ...string) ([]byte, error) {
 	t.Helper()
 	helm := helmBinary(t)
@@ -106,7 +107,8 @@ func helmRun(t *testing.T, args []string, values ...string) ([]byte, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("helm %s: %v: %s", strings.Join(args, " "), err, stderr.String())
+		// The output too: helm lint reports there.
+		return out, fmt.Errorf("helm %s: %v: %s", strings.Join(args, " "), err, stderr.String())
 	}
 	return out, nil
 }
