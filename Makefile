@@ -156,7 +156,7 @@ verify: ## Check licence headers, formatting, vet and generated code.
 CHART        := charts/windows-aware-scheduler
 
 .PHONY: verify-chart
-verify-chart: ## Lint and render the Helm chart, publish mode on and off; hold it to manifests/beside and manifests/publish, the args and the stock RBAC.
+verify-chart: ## Lint and render the Helm chart, publish mode on and off; hold it to manifests/beside and manifests/publish, the args and the stock RBAC; its README up to date.
 	hack/build-tools.sh helm
 	$(TOOLS_DIR)/helm lint --strict $(CHART)
 	$(TOOLS_DIR)/helm lint --strict $(CHART) --set hostNetwork=true
@@ -177,6 +177,11 @@ verify-chart: ## Lint and render the Helm chart, publish mode on and off; hold i
 	$(TOOLS_DIR)/helm template windows-aware-scheduler $(CHART) --namespace kube-system --set publish.enabled=true \
 		--set publish.certManager.enabled=true >/dev/null
 	HELM=$(TOOLS_DIR)/helm WINDOWS_AWARE_REQUIRE_HELM=1 $(GO) test -count=1 -run '^Test(Chart|RBAC|SchedulerManifests)' ./cmd/scheduler/
+	$(GO) run ./internal/chartdocs/cmd/chart-docs -chart $(CHART) -check
+
+.PHONY: chart-docs
+chart-docs: ## Write the chart README's values reference from the comments of its values.yaml.
+	$(GO) run ./internal/chartdocs/cmd/chart-docs -chart $(CHART)
 
 .PHONY: image
 image: ## Build the container image, tagged <VERSION>-k8s<minor> (K8S=1.36: for that minor; needs a Docker engine).

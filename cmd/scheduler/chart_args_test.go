@@ -185,9 +185,17 @@ pluginArgs:
   extraReleases: [{token: ltsc2028, build: 10.0.30000}]
   osTaints: {tolerate: true, keys: [os, sku], effects: [NoSchedule]}
 leaderElection: {leaseDuration: 30s, renewDeadline: 20s, retryPeriod: 4s}
+clientConnection: {qps: 120.5, burst: 240}
 `)
 	cm := get[*v1.ConfigMap](t, chart, "ConfigMap", besideNamespace, besideRelease+"-config")
-	profiles, cfg, err := setup(t, shipped(t, writeTemp(t, cm.Data["scheduler-config.yaml"])))
+	// shipped points clientConnection.kubeconfig at a test kubeconfig: a
+	// line of its own to replace, in the chart's clientConnection.
+	text := cm.Data["scheduler-config.yaml"]
+	if !strings.Contains(text, "\nclientConnection:\n") {
+		t.Fatalf("no clientConnection in the configuration:\n%s", text)
+	}
+	text = strings.Replace(text, "\nclientConnection:\n", "\nclientConnection:\n  kubeconfig: set-by-shipped\n", 1)
+	profiles, cfg, err := setup(t, shipped(t, writeTemp(t, text)))
 	if err != nil {
 		t.Fatalf("the scheduler refuses the chart's configuration: %v", err)
 	}
@@ -200,6 +208,9 @@ leaderElection: {leaseDuration: 30s, renewDeadline: 20s, retryPeriod: 4s}
 	}
 	if le := cfg.LeaderElection; le.LeaseDuration.Seconds() != 30 || le.RenewDeadline.Seconds() != 20 || le.RetryPeriod.Seconds() != 4 {
 		t.Errorf("leader election timings %+v", le)
+	}
+	if cc := cfg.ClientConnection; cc.QPS != 120.5 || cc.Burst != 240 {
+		t.Errorf("client connection qps %v, burst %d; want 120.5 and 240", cc.QPS, cc.Burst)
 	}
 	want := &config.WindowsAwareArgs{
 		DefaultOS: "any", CompatibilityMode: "exact",

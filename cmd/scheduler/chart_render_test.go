@@ -79,8 +79,15 @@ func helmBinary(t *testing.T) string {
 // files (YAML texts) given, under besideRelease in namespace.
 func helmTemplate(t *testing.T, namespace string, values ...string) ([]byte, error) {
 	t.Helper()
+	return helmRun(t, []string{"template", besideRelease, chartDir, "--namespace", namespace}, values...)
+}
+
+// helmRun runs helm with args and the values files (YAML texts) given,
+// returning its standard output, on failure too.
+func helmRun(t *testing.T, args []string, values ...string) ([]byte, error) {
+	t.Helper()
 	helm := helmBinary(t)
-	args := []string{"template", besideRelease, chartDir, "--namespace", namespace}
+	args = append([]string(nil), args...)
 	// Not t.TempDir(): helm splits --values at commas, which test names
 	// may hold.
 	dir, err := os.MkdirTemp("", "chart-values-")
@@ -100,7 +107,8 @@ func helmTemplate(t *testing.T, namespace string, values ...string) ([]byte, err
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("helm %s: %v: %s", strings.Join(args, " "), err, stderr.String())
+		// The output too: helm lint reports there.
+		return out, fmt.Errorf("helm %s: %v: %s", strings.Join(args, " "), err, stderr.String())
 	}
 	return out, nil
 }

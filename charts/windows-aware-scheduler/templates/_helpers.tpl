@@ -43,13 +43,114 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | 
 {{- printf "%s-config" (include "was.fullname" .) | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
-{{/* The scheduler's image: by digest, else by tag, else the build for
-image.kubernetesMinor of the chart's appVersion, tagged as make image tags it. */}}
+{{/*
+The Kubernetes minors the image is built for, oldest first: those of
+hack/k8s.sh minors (a test holds the two together).
+*/}}
+{{- define "was.builtMinors" -}}1.35 1.36 1.37{{- end }}
+
+{{/*
+The Kubernetes minor of the image: image.kubernetesMinor when set, else the
+cluster's (.Capabilities.KubeVersion; helm template without --kube-version
+takes its own default). A scheduler may be one minor older than its
+kube-apiserver, never newer, so a cluster one minor past the newest build
+runs the newest build, and a cluster older than the oldest build or newer
+than that has no build that may serve it: refused. Chart.yaml's kubeVersion
+says the same, but only helm's own commands read it.
+*/}}
+{{- define "was.kubernetesMinor" -}}
+{{- $built := splitList " " (include "was.builtMinors" .) }}
+{{- if .Values.image.kubernetesMinor }}
+{{- .Values.image.kubernetesMinor }}
+{{- else }}
+{{- $kube := .Capabilities.KubeVersion.Version }}
+{{- $v := semver $kube }}
+{{- $oldest := semver (printf "%s.0" (first $built)) }}
+{{- $newest := semver (printf "%s.0" (last $built)) }}
+{{- if or (ne $v.Major $oldest.Major) (lt $v.Minor $oldest.Minor) (gt $v.Minor (add1 $newest.Minor)) }}
+{{- fail (printf "Kubernetes %s: the scheduler is built for %s, and a build serves its own minor's kube-apiserver and the next one's (%d.%d to %d.%d); pin image.kubernetesMinor or image.tag to run another build at your own risk" $kube (join ", " $built) $oldest.Major $oldest.Minor $newest.Major (add1 $newest.Minor)) }}
+{{- end }}
+{{- $minor := printf "%d.%d" $v.Major $v.Minor }}
+{{- if has $minor $built }}
+{{- $minor }}
+{{- else }}
+{{- last $built }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The scheduler's image: by digest, else by tag, else the build of
+was.kubernetesMinor for the chart's appVersion, tagged as make image tags it. */}}
 {{- define "was.image" -}}
 {{- if .Values.image.digest }}
 {{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else if .Values.image.tag }}
+{{- printf "%s:%s" .Values.image.repository .Values.image.tag }}
 {{- else }}
-{{- printf "%s:%s" .Values.image.repository (default (printf "%s-k8s%s" .Chart.AppVersion .Values.image.kubernetesMinor) .Values.image.tag) }}
+{{- printf "%s:%s-k8s%s" .Values.image.repository .Chart.AppVersion (include "was.kubernetesMinor" .) }}
+{{- end }}
+{{- end }}
+
+{{/* The scheduler's ServiceAccount: the chart's, or one named by the user. */}}
+{{- define "was.serviceAccountName" -}}
+{{- include "was.accountName" (dict "sa" .Values.serviceAccount "default" (include "was.fullname" .) "field" "serviceAccount") }}
+{{- end }}
+
+{{/*
+The name of a ServiceAccount from values of the form {create, name}:
+name, else the default when the chart creates it. An account the chart
+does not create must be named: falling back to the namespace's "default"
+account would hand the chart's RBAC to every pod that runs as it.
+*/}}
+{{- define "was.accountName" -}}
+{{- if .sa.name }}
+{{- .sa.name }}
+{{- else if .sa.create }}
+{{- .default }}
+{{- else }}
+{{- fail (printf "%s.create=false needs %s.name: the account the chart's RBAC binds" .field .field) }}
+{{- end }}
+{{- end }}
+
+{{/*
+A pod's affinity: the user's (affinity), and, unless it sets
+podAntiAffinity itself or mode is "none", the anti-affinity that keeps
+the replicas apart over topologyKey (preferred or required). Takes a dict:
+affinity, mode, topologyKey, selector (the pods' selector labels as YAML).
+*/}}
+{{- define "was.affinity" -}}
+{{- $affinity := deepCopy (.affinity | default dict) }}
+{{- if and (not (hasKey $affinity "podAntiAffinity")) (ne .mode "none") }}
+{{- $term := dict "topologyKey" .topologyKey "labelSelector" (dict "matchLabels" (fromYaml .selector)) }}
+{{- if eq .mode "required" }}
+{{- $_ := set $affinity "podAntiAffinity" (dict "requiredDuringSchedulingIgnoredDuringExecution" (list $term)) }}
+{{- else }}
+{{- $_ := set $affinity "podAntiAffinity" (dict "preferredDuringSchedulingIgnoredDuringExecution" (list (dict "weight" 100 "podAffinityTerm" $term))) }}
+{{- end }}
+{{- end }}
+{{- with $affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{/*
+A pod's topologySpreadConstraints; one without a labelSelector spreads the
+pods it is written for (selector: their selector labels as YAML), which is
+what a constraint on a Deployment's own pods nearly always means.
+*/}}
+{{- define "was.topologySpread" -}}
+{{- $out := list }}
+{{- range .constraints }}
+{{- $c := deepCopy . }}
+{{- if not (hasKey $c "labelSelector") }}
+{{- $_ := set $c "labelSelector" (dict "matchLabels" (fromYaml $.selector)) }}
+{{- end }}
+{{- $out = append $out $c }}
+{{- end }}
+{{- with $out }}
+topologySpreadConstraints:
+  {{- toYaml . | nindent 2 }}
 {{- end }}
 {{- end }}
 

@@ -112,3 +112,34 @@ is the gate remover's, under its own ServiceAccount (publish-ungate-*.yaml).
 {{- define "was.publishUsesAPI" -}}
 {{- or (include "was.publishRoleRules" . | trim) (include "was.publishClusterRoleRules" . | trim) | ne "" }}
 {{- end }}
+
+{{/* The webhook's ServiceAccount: the chart's, or one named by the user. */}}
+{{- define "was.publishServiceAccountName" -}}
+{{- include "was.accountName" (dict "sa" .Values.publish.serviceAccount "default" (include "was.publishName" .) "field" "publish.serviceAccount") }}
+{{- end }}
+
+{{/* The gate remover's ServiceAccount: the chart's, or one named by the user. */}}
+{{- define "was.publishUngateServiceAccountName" -}}
+{{- include "was.accountName" (dict "sa" .Values.publish.ungate.serviceAccount "default" (include "was.publishUngateName" .) "field" "publish.ungate.serviceAccount") }}
+{{- end }}
+
+{{/*
+The chart's identities stay apart, whoever creates the accounts: the
+webhook has no right on pods and the scheduler reads no webhook Secret, which
+holds only while each runs under an account of its own.
+*/}}
+{{- define "was.checkServiceAccounts" -}}
+{{- if .Values.publish.enabled }}
+{{- $scheduler := include "was.serviceAccountName" . }}
+{{- $webhook := include "was.publishServiceAccountName" . }}
+{{- if eq $scheduler $webhook }}
+{{- fail (printf "serviceAccount and publish.serviceAccount both name %q: the scheduler and the webhook need accounts of their own" $scheduler) }}
+{{- end }}
+{{- if eq (include "was.publishGates" .) "true" }}
+{{- $ungate := include "was.publishUngateServiceAccountName" . }}
+{{- if or (eq $ungate $scheduler) (eq $ungate $webhook) }}
+{{- fail (printf "publish.ungate.serviceAccount names %q, the scheduler's or the webhook's: the gate remover, which may patch pods, needs an account of its own" $ungate) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}

@@ -3,7 +3,8 @@ The KubeSchedulerConfiguration: only the windows-aware profile (the cluster's
 own scheduler keeps default-scheduler), with a lease of its own so that the
 two elect their leaders independently. The same profile as
 manifests/scheduler-config.yaml; clientConnection.kubeconfig is left empty:
-the in-cluster service account.
+the in-cluster service account. clientConnection.qps and burst are written
+only when set, so that the defaults give manifests/beside's configuration.
 */}}
 {{- define "was.schedulerConfig" -}}
 apiVersion: kubescheduler.config.k8s.io/v1
@@ -15,6 +16,18 @@ leaderElection:
   leaseDuration: {{ .Values.leaderElection.leaseDuration }}
   renewDeadline: {{ .Values.leaderElection.renewDeadline }}
   retryPeriod: {{ .Values.leaderElection.retryPeriod }}
+{{- /* 0 leaves a field to kube-scheduler's default (qps 50, burst 100). */}}
+{{- with .Values.clientConnection }}
+{{- if or .qps .burst }}
+clientConnection:
+  {{- with .qps }}
+  qps: {{ . }}
+  {{- end }}
+  {{- with .burst }}
+  burst: {{ . }}
+  {{- end }}
+{{- end }}
+{{- end }}
 enableProfiling: false
 enableContentionProfiling: false
 profiles:
