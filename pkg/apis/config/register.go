@@ -19,26 +19,27 @@ package config
 import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 )
 
+// GroupName is the kube-scheduler configuration group, which these args
+// join: kube-scheduler's own GroupName, spelt out so that this package,
+// and the decision that reads the args (package podneeds), import nothing
+// of the scheduler. Package scheme registers the types in the scheduler's
+// scheme.
+const GroupName = "kubescheduler.config.k8s.io"
+
 // SchemeGroupVersion is the internal version of the kube-scheduler
-// configuration group, which these args join.
-var SchemeGroupVersion = schema.GroupVersion{Group: schedconfig.GroupName, Version: runtime.APIVersionInternal}
+// configuration group.
+var SchemeGroupVersion = schema.GroupVersion{Group: GroupName, Version: runtime.APIVersionInternal}
 
 var (
-	// localSchemeBuilder is the kube-scheduler's own, so that the scheme the
-	// scheduler converts plugin args with knows these types too.
-	localSchemeBuilder = &schedconfig.SchemeBuilder
+	// SchemeBuilder registers the internal types.
+	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 	// AddToScheme registers the internal types in a scheme.
-	AddToScheme = localSchemeBuilder.AddToScheme
+	AddToScheme = SchemeBuilder.AddToScheme
 )
 
 func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(SchemeGroupVersion, &WindowsAwareArgs{})
 	return nil
-}
-
-func init() {
-	localSchemeBuilder.Register(addKnownTypes)
 }

@@ -130,7 +130,9 @@ func (pl *WindowsAware) readOrWorkOut(state fwk.CycleState, pod *v1.Pod) (*requi
 	if r, err := readRequirements(state); err == nil {
 		return r, nil
 	}
-	r, err := pl.requirementsOf(pod)
+	// Quietly: this runs once per node, so it neither asks the resolver
+	// nor records Events (PreFilter, which runs once, does both).
+	r, err := pl.requirementsQuiet(pod)
 	if err != nil {
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}

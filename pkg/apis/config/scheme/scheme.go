@@ -22,6 +22,7 @@ package scheme
 import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	kubeschedulerscheme "k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
@@ -32,6 +33,10 @@ import (
 var Scheme = kubeschedulerscheme.Scheme
 
 func init() {
+	// The scheduler converts plugin args in a scheme of its own, built
+	// from its SchemeBuilder at first use: the internal types join that
+	// builder here (package config imports nothing of the scheduler).
+	schedconfig.SchemeBuilder.Register(config.AddToScheme)
 	AddToScheme(Scheme)
 }
 

@@ -1,0 +1,57 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package podneeds_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestLayering: the decision imports no scheduler and no client, and the
+// programs that share it with the scheduler (publish mode's webhook and
+// gate controller, explain) reach it without a scheduler plugin, so that
+// none of them can decide by a rule of its own.
+func TestLayering(t *testing.T) {
+	const module = "github.com/windows-aware/windows-aware/"
+	tests := []struct {
+		pkg       string
+		forbidden []string
+	}{
+		{"./", []string{"k8s.io/kubernetes/pkg/scheduler", "k8s.io/kube-scheduler", "k8s.io/client-go/kubernetes", module + "pkg/plugins"}},
+		{"../imagefacts", []string{"k8s.io/kubernetes/pkg/scheduler", "k8s.io/kube-scheduler", module + "pkg/plugins"}},
+		{"../publish", []string{module + "pkg/plugins"}},
+		{"../explain", []string{module + "pkg/plugins"}},
+		{"../ungate", []string{module + "pkg/plugins"}},
+		{"../../cmd/admission", []string{module + "pkg/plugins"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pkg, func(t *testing.T) {
+			out, err := exec.Command("go", "list", "-deps", tt.pkg).Output()
+			if err != nil {
+				t.Fatalf("go list -deps %s: %v", tt.pkg, err)
+			}
+			for _, dep := range strings.Fields(string(out)) {
+				for _, f := range tt.forbidden {
+					if dep == f || strings.HasPrefix(dep, f+"/") {
+						t.Errorf("%s imports %s", tt.pkg, dep)
+					}
+				}
+			}
+		})
+	}
+}
