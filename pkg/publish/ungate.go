@@ -94,23 +94,24 @@ func isPlatformGate(g v1.PodSchedulingGate) bool { return g.Name == GatePlatform
 // leave the decision to the scheduler, which then reports it, and
 // OutcomeSkipped when there was nothing to add or the pod is out of scope.
 // In every case the gate is gone; a pod without it is left as it is, but
-// for the label.
-func (p *Publisher) Ungate(pod *v1.Pod, resolveErr error) (Record, Outcome) {
+// for the label. conflict is the decision's message under
+// OutcomeConflict, naming the images and builds, for the pod's Event.
+func (p *Publisher) Ungate(pod *v1.Pod, resolveErr error) (rec Record, outcome Outcome, conflict string) {
 	if !RemoveGate(pod) {
-		return Record{}, OutcomeSkipped
+		return Record{}, OutcomeSkipped, ""
 	}
 	if p.skipReason(pod) != "" {
-		return Record{}, OutcomeSkipped
+		return Record{}, OutcomeSkipped, ""
 	}
 	d := p.decide(pod)
 	if d.Conflict() != "" {
-		return Record{}, OutcomeConflict
+		return Record{}, OutcomeConflict, d.Conflict()
 	}
 	var added Record
 	if d.OS() != "" {
 		p.writeOS(pod, d, &added)
 	}
-	rec, _ := ParseRecord(pod.Annotations[AnnotationPublished]) // what admission wrote; none is fine
+	rec, _ = ParseRecord(pod.Annotations[AnnotationPublished]) // what admission wrote; none is fine
 	rec.Source = string(sourceOf(d))
 	rec.GatedOn = ""
 	if resolveErr != nil {
@@ -131,9 +132,9 @@ func (p *Publisher) Ungate(pod *v1.Pod, resolveErr error) (Record, Outcome) {
 	}
 	pod.Annotations[AnnotationPublished] = rec.String()
 	if added.Empty() {
-		return rec, OutcomeSkipped
+		return rec, OutcomeSkipped, ""
 	}
-	return rec, OutcomeStamped
+	return rec, OutcomeStamped, ""
 }
 
 // RemoveGate removes GatePlatform and LabelGated from the pod, in place,
@@ -160,8 +161,3 @@ func sourceOf(d *podneeds.Decision) podneeds.Source {
 	}
 	return d.OSSource()
 }
-
-// Conflict is the message the scheduler rejects the pod with, when no
-// node can run it whatever the cluster holds (its constraints contradict
-// what its images need), or "". It names the images and builds.
-func (p *Publisher) Conflict(pod *v1.Pod) string { return p.decide(pod).Conflict() }

@@ -193,7 +193,7 @@ func TestUngate(t *testing.T) {
 			}
 
 			updated := gated.DeepCopy()
-			rec, outcome := p.Ungate(updated, resolveErr)
+			rec, outcome, _ := p.Ungate(updated, resolveErr)
 			if outcome != tt.outcome {
 				t.Fatalf("outcome %q, want %q (record %s)", outcome, tt.outcome, rec.String())
 			}
@@ -247,7 +247,7 @@ func TestUngateWithoutTheGate(t *testing.T) {
 	p := newPublisher(t)
 	pod := with(podOf("contoso.azurecr.io/web:1.4.2"), func(p *v1.Pod) { p.Labels = map[string]string{LabelGated: "true", "app": "web"} })
 	got := pod.DeepCopy()
-	if _, outcome := p.Ungate(got, nil); outcome != OutcomeSkipped {
+	if _, outcome, _ := p.Ungate(got, nil); outcome != OutcomeSkipped {
 		t.Fatalf("outcome %q, want skipped", outcome)
 	}
 	want := with(pod.DeepCopy(), func(p *v1.Pod) { p.Labels = map[string]string{"app": "web"} })

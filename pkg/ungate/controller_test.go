@@ -58,8 +58,10 @@ func TestController(t *testing.T) {
 		// conflict first.
 		conflicts int
 		// manual removes the gate before the controller starts.
-		manual      bool
-		wantOutcome Outcome
+		manual bool
+		// nodeSelector is the pod's own.
+		nodeSelector map[string]string
+		wantOutcome  Outcome
 		// wantBuilds is the required build expression's values, nil for
 		// none; wantEvent a part of the one Warning Event, "" for none.
 		wantBuilds []string
@@ -78,6 +80,12 @@ func TestController(t *testing.T) {
 			wantEvent:   "the scheduler keeps the pod unschedulable until the registry tells (onFailure: Reject)",
 		},
 		{name: "ungated by hand: the label goes, nothing else", image: s.Ref("web:1.4.2"), manual: true, wantOutcome: OutcomeRemovedElsewhere},
+		{
+			name: "the pod's own selector contradicts its image: nothing written, the Event names both", image: s.Ref("web:1.4.2"),
+			nodeSelector: map[string]string{v1.LabelWindowsBuild: "10.0.20348"},
+			wantOutcome:  OutcomeConflict,
+			wantEvent:    `requires node.kubernetes.io/windows-build in [10.0.20348], but image "` + s.Ref("web:1.4.2") + `" needs 10.0.17763`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,7 +105,7 @@ func TestController(t *testing.T) {
 			}
 			pod := &v1.Pod{
 				ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: "uid-web", CreationTimestamp: metav1.Now()},
-				Spec: v1.PodSpec{SchedulerName: profile, OS: &v1.PodOS{Name: v1.Windows},
+				Spec: v1.PodSpec{SchedulerName: profile, OS: &v1.PodOS{Name: v1.Windows}, NodeSelector: tt.nodeSelector,
 					Containers: []v1.Container{{Name: "web", Image: tt.image}}},
 			}
 			if _, outcome := admission.Publish(pod); outcome != publish.OutcomeGated {

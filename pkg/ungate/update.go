@@ -50,9 +50,11 @@ const (
 
 // attempt is one try at a pod: what was sent and what came of it.
 type attempt struct {
-	updated  *v1.Pod
-	rec      publish.Record
-	outcome  publish.Outcome
+	updated *v1.Pod
+	rec     publish.Record
+	outcome publish.Outcome
+	// conflict is the decision's message under OutcomeConflict.
+	conflict string
 	wasGated bool
 	// refusal is the API server's answer to the patch with the
 	// constraints, when it refused it and the gate was removed alone.
@@ -116,7 +118,7 @@ func (c *Controller) ungate(ctx context.Context, pod *v1.Pod, resolveErr error) 
 			"could not read the platforms of %v; removed the scheduling gate %s, %s", c.describe(resolveErr), publish.GatePlatform, action)
 	case OutcomeConflict:
 		c.recorder.Eventf(a.updated, nil, v1.EventTypeWarning, EventPlatformConflict, "Ungate",
-			"removed the scheduling gate %s without writing constraints: %s", publish.GatePlatform, c.publisher.Conflict(a.updated))
+			"removed the scheduling gate %s without writing constraints: %s", publish.GatePlatform, a.conflict)
 	}
 	return nil
 }
@@ -130,7 +132,7 @@ func (c *Controller) try(ctx context.Context, current *v1.Pod, resolveErr error)
 		return a, nil // done meanwhile
 	}
 	published := current.DeepCopy()
-	a.rec, a.outcome = c.publisher.Ungate(published, resolveErr)
+	a.rec, a.outcome, a.conflict = c.publisher.Ungate(published, resolveErr)
 	updated, err := c.patch(ctx, current, published)
 	if err == nil || !refused(err) {
 		a.updated = updated
