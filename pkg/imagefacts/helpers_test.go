@@ -18,15 +18,12 @@ package imagefacts
 
 import (
 	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
-	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
@@ -64,16 +61,6 @@ func defaultArgs(mutate ...func(*config.WindowsAwareArgs)) *config.WindowsAwareA
 		m(a)
 	}
 	return a
-}
-
-// resolutionArgs resolve from s, which the tests trust.
-func resolutionArgs(s *registrytest.Server, scope, onFailure string, gateTimeout time.Duration) *config.WindowsAwareArgs {
-	return defaultArgs(func(a *config.WindowsAwareArgs) {
-		a.ImageResolution.Scope = scope
-		a.ImageResolution.OnFailure = onFailure
-		a.ImageResolution.GateTimeout = metav1.Duration{Duration: gateTimeout}
-		a.ImageResolution.Registries = []config.RegistryHost{{Host: s.Host(), AllowPrivate: true, CAFile: s.CAFile()}}
-	})
 }
 
 func decider(t *testing.T, args *config.WindowsAwareArgs) *podneeds.Decider {

@@ -102,7 +102,7 @@ func TestResolveWaitsForTheRegistry(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			args := resolutionArgs(s, config.ResolutionWindows, onFailure, 10*time.Second)
+			args := s.ResolvingArgs(config.ResolutionWindows, onFailure, 10*time.Second)
 			dr := decider(t, args)
 			facts, err := Start(ctx, &args.ImageResolution, dr, nil, nil)
 			if err != nil {

@@ -24,14 +24,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/kubernetes/pkg/apis/core"
 	corev1 "k8s.io/kubernetes/pkg/apis/core/v1"
 	"k8s.io/kubernetes/pkg/apis/core/validation"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
-	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 )
 
@@ -155,11 +153,7 @@ func TestUngate(t *testing.T) {
 			if onFailure == "" {
 				onFailure = config.OnFailureTagRules
 			}
-			args := scheme.DefaultArgs()
-			args.ImageResolution.Scope = tt.scope
-			args.ImageResolution.OnFailure = onFailure
-			args.ImageResolution.GateTimeout = metav1.Duration{Duration: 10 * time.Second}
-			args.ImageResolution.Registries = []config.RegistryHost{{Host: s.Host(), AllowPrivate: true, CAFile: s.CAFile()}}
+			args := s.ResolvingArgs(tt.scope, onFailure, 10*time.Second)
 
 			// The pod as admission stored it.
 			admission, err := New(profile, args)

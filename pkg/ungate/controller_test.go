@@ -36,7 +36,6 @@ import (
 	"k8s.io/component-base/metrics/testutil"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
-	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 )
@@ -93,11 +92,7 @@ func TestController(t *testing.T) {
 			if onFailure == "" {
 				onFailure = config.OnFailureTagRules
 			}
-			args := scheme.DefaultArgs()
-			args.ImageResolution.Scope = config.ResolutionWindows
-			args.ImageResolution.OnFailure = onFailure
-			args.ImageResolution.GateTimeout = metav1.Duration{Duration: 5 * time.Second}
-			args.ImageResolution.Registries = []config.RegistryHost{{Host: s.Host(), AllowPrivate: true, CAFile: s.CAFile()}}
+			args := s.ResolvingArgs(config.ResolutionWindows, onFailure, 5*time.Second)
 
 			admission, err := publish.New(profile, args)
 			if err != nil {

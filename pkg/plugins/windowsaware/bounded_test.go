@@ -61,7 +61,7 @@ func warmIndexPod(tb testing.TB, entries int) (*WindowsAware, *v1.Pod) {
 		tag = fmt.Sprintf("app:index-%d", entries)
 		s.PushRawManifest(tb, tag, "application/vnd.docker.distribution.manifest.list.v2+json", manyBuildsIndex(child, entries))
 	}
-	args := resolutionArgs(s, config.ResolutionWindows, config.OnFailureTagRules, 10*time.Second)
+	args := s.ResolvingArgs(config.ResolutionWindows, config.OnFailureTagRules, 10*time.Second)
 	args.ImageResolution.MaxIndexEntries = int32(max(entries, 256))
 	rp := newResolutionFramework(tb, args, testNodes())
 	p := withOS(pod(s.Ref(tag)), v1.Windows)
@@ -144,7 +144,7 @@ func TestIndexPastEntryLimit(t *testing.T) {
 	ref := s.Ref("app:many")
 	for _, onFailure := range []string{config.OnFailureReject, config.OnFailureTagRules} {
 		t.Run(onFailure, func(t *testing.T) {
-			args := resolutionArgs(s, config.ResolutionWindows, onFailure, 10*time.Second)
+			args := s.ResolvingArgs(config.ResolutionWindows, onFailure, 10*time.Second)
 			args.ImageResolution.MaxIndexEntries = 8
 			rp := newResolutionFramework(t, args, testNodes())
 			p := withOS(pod(ref), v1.Windows)

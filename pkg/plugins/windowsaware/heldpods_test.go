@@ -88,7 +88,7 @@ func slowRegistry(t *testing.T) *registrytest.Server {
 // long that no run ends while a test runs, however slow the machine (the
 // race detector's included).
 func slowArgs(s *registrytest.Server) *config.WindowsAwareArgs {
-	args := resolutionArgs(s, config.ResolutionWindows, config.OnFailureTagRules, time.Hour)
+	args := s.ResolvingArgs(config.ResolutionWindows, config.OnFailureTagRules, time.Hour)
 	args.ImageResolution.RequestTimeout = metav1.Duration{Duration: time.Hour}
 	return args
 }

@@ -27,7 +27,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -162,17 +161,6 @@ func (rp *resolutionPlugin) recorded() []string {
 			return got
 		}
 	}
-}
-
-// resolutionArgs turns resolution on for the registry s, holding pods at
-// most gateTimeout.
-func resolutionArgs(s *registrytest.Server, scope, onFailure string, gateTimeout time.Duration) *config.WindowsAwareArgs {
-	return defaultArgs(func(a *config.WindowsAwareArgs) {
-		a.ImageResolution.Scope = scope
-		a.ImageResolution.OnFailure = onFailure
-		a.ImageResolution.GateTimeout = metav1.Duration{Duration: gateTimeout}
-		a.ImageResolution.Registries = []config.RegistryHost{{Host: s.Host(), AllowPrivate: true, CAFile: s.CAFile()}}
-	})
 }
 
 // feasibleNames runs PreFilter and Filter and returns the nodes that pass,
@@ -315,7 +303,7 @@ func TestResolutionPlacesUntaggedImages(t *testing.T) {
 			if nodes == nil {
 				nodes = testNodes()
 			}
-			rp := newResolutionFramework(t, resolutionArgs(s, tt.scope, config.OnFailureTagRules, 10*time.Second), nodes)
+			rp := newResolutionFramework(t, s.ResolvingArgs(tt.scope, config.OnFailureTagRules, 10*time.Second), nodes)
 			ctx := context.Background()
 			key := podKey(tt.pod)
 
@@ -434,7 +422,7 @@ func TestResolutionFailurePolicy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rp := newResolutionFramework(t, resolutionArgs(tt.registry, config.ResolutionWindows, tt.onFailure, gateTimeout), testNodes())
+			rp := newResolutionFramework(t, tt.registry.ResolvingArgs(config.ResolutionWindows, tt.onFailure, gateTimeout), testNodes())
 			ctx := context.Background()
 			p := withOS(pod(tt.image), v1.Windows)
 			key := podKey(p)
@@ -513,7 +501,7 @@ func TestPreEnqueueHoldsForEveryImage(t *testing.T) {
 	slow := func(r *http.Request) bool { return strings.Contains(r.URL.Path, "/b/manifests/") }
 	s.AddFault(registrytest.Fault{Match: slow, Times: 1, Delay: 300 * time.Millisecond})
 
-	rp := newResolutionFramework(t, resolutionArgs(s, config.ResolutionWindows, config.OnFailureTagRules, 10*time.Second), testNodes())
+	rp := newResolutionFramework(t, s.ResolvingArgs(config.ResolutionWindows, config.OnFailureTagRules, 10*time.Second), testNodes())
 	ctx := context.Background()
 	p := withOS(pod(s.Ref("a:1"), s.Ref("b:1"), img2022), v1.Windows)
 	if st := rp.pl.PreEnqueue(ctx, p); st.IsSuccess() {
@@ -545,7 +533,7 @@ func warmPreEnqueue(tb testing.TB, n int) (*WindowsAware, *v1.Pod) {
 		images[i] = s.Ref(fmt.Sprintf("app%d:1", i))
 		s.Push(tb, fmt.Sprintf("app%d:1", i), registrytest.WindowsImage(tb, osv2022))
 	}
-	rp := newResolutionFramework(tb, resolutionArgs(s, config.ResolutionWindows, config.OnFailureTagRules, 10*time.Second), testNodes())
+	rp := newResolutionFramework(tb, s.ResolvingArgs(config.ResolutionWindows, config.OnFailureTagRules, 10*time.Second), testNodes())
 	p := withOS(pod(images...), v1.Windows)
 	ctx := context.Background()
 	deadline := time.Now().Add(10 * time.Second)
