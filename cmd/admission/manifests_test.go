@@ -67,7 +67,17 @@ func TestShippedManifests(t *testing.T) {
 				for _, c := range w.MatchConditions {
 					conditions += c.Expression + "\n"
 				}
-				for _, want := range []string{"'windows-aware'", "'" + publish.LabelPublish + "'"} {
+				// The publish webhook takes the profile's pods not opted
+				// out of publishing; the opt-in webhook, the pods of the
+				// stock scheduler not opted out of the profile.
+				wants, path := []string{"'windows-aware'", "'" + publish.LabelPublish + "'"}, "/mutate"
+				if w.Name == "opt-in.windows-aware.x-k8s.io" {
+					wants, path = []string{"'default-scheduler'", "'" + publish.LabelOptIn + "'"}, "/opt-in"
+					if w.NamespaceSelector == nil || w.NamespaceSelector.MatchLabels[publish.LabelOptIn] != "true" {
+						t.Errorf("webhook %s namespaceSelector %v: want the namespaces labelled %s=true", w.Name, w.NamespaceSelector, publish.LabelOptIn)
+					}
+				}
+				for _, want := range wants {
 					if !strings.Contains(conditions, want) {
 						t.Errorf("webhook %s matchConditions do not name %s:\n%s", w.Name, want, conditions)
 					}
@@ -75,8 +85,8 @@ func TestShippedManifests(t *testing.T) {
 				if w.ClientConfig.CABundle != nil {
 					t.Errorf("webhook %s ships a caBundle: applying the file again would erase the one the webhook patched in", w.Name)
 				}
-				if w.ClientConfig.Service == nil || w.ClientConfig.Service.Name != "windows-aware-publish" || *w.ClientConfig.Service.Path != "/mutate" {
-					t.Errorf("webhook %s calls %+v, want the windows-aware-publish Service at /mutate", w.Name, w.ClientConfig)
+				if w.ClientConfig.Service == nil || w.ClientConfig.Service.Name != "windows-aware-publish" || *w.ClientConfig.Service.Path != path {
+					t.Errorf("webhook %s calls %+v, want the windows-aware-publish Service at %s", w.Name, w.ClientConfig, path)
 				}
 			}
 		case *appsv1.Deployment:

@@ -88,6 +88,7 @@ func serve(ctx context.Context, logger klog.Logger, publisher *publish.Publisher
 
 	mux := http.NewServeMux()
 	mux.Handle("/mutate", publisher.Handler(logger))
+	mux.Handle("/opt-in", publisher.OptInHandler(logger))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if stopping.Load() {

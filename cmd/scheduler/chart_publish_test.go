@@ -174,8 +174,10 @@ func TestChartPublishTLS(t *testing.T) {
 			args := strings.Join(spec.Containers[0].Command, " ")
 			svc := get[*v1.Service](t, m, "Service", ns, publishName)
 			cfg := get[*admissionregistrationv1.MutatingWebhookConfiguration](t, m, "MutatingWebhookConfiguration", "", publishWebhook)
-			if ref := cfg.Webhooks[0].ClientConfig.Service; ref == nil || ref.Name != svc.Name || ref.Namespace != ns {
-				t.Errorf("the webhook calls %+v, not the Service %s/%s", ref, ns, svc.Name)
+			for _, w := range cfg.Webhooks {
+				if ref := w.ClientConfig.Service; ref == nil || ref.Name != svc.Name || ref.Namespace != ns {
+					t.Errorf("the webhook %s calls %+v, not the Service %s/%s", w.Name, ref, ns, svc.Name)
+				}
 			}
 			_, hasRole := m[objectKey("Role", ns, publishName)]
 			_, hasClusterRole := m[objectKey("ClusterRole", "", publishName)]
@@ -356,7 +358,14 @@ func TestChartPublishValues(t *testing.T) {
 		return get[*appsv1.Deployment](t, m, "Deployment", besideNamespace, publishName)
 	}
 	webhook := func(t *testing.T, m manifestSet) admissionregistrationv1.MutatingWebhook {
-		return get[*admissionregistrationv1.MutatingWebhookConfiguration](t, m, "MutatingWebhookConfiguration", "", publishWebhook).Webhooks[0]
+		cfg := get[*admissionregistrationv1.MutatingWebhookConfiguration](t, m, "MutatingWebhookConfiguration", "", publishWebhook)
+		for _, w := range cfg.Webhooks {
+			if w.Name == "publish.windows-aware.x-k8s.io" {
+				return w
+			}
+		}
+		t.Fatalf("no webhook publish.windows-aware.x-k8s.io in %s", cfg.Name)
+		return admissionregistrationv1.MutatingWebhook{}
 	}
 	for _, tc := range []struct {
 		name   string

@@ -37,6 +37,29 @@ var podResource = metav1.GroupVersionResource{Version: "v1", Resource: "pods"}
 // cannot read is allowed unchanged, with OutcomeError: publishing is an aid,
 // never a reason to refuse a pod.
 func (p *Publisher) Admit(logger klog.Logger, req *admissionv1.AdmissionRequest) (resp *admissionv1.AdmissionResponse, outcome Outcome) {
+	return p.admit(logger, req, func(pod *v1.Pod) (Outcome, string) {
+		rec, outcome := p.Publish(pod)
+		return outcome, rec.String()
+	})
+}
+
+// AdmitOptIn answers an admission request for a pod created in a
+// namespace that opts in (the webhook configuration's namespaceSelector
+// names LabelOptIn): allowed, always, with a JSON patch that sets the
+// profile as the pod's scheduler when OptIn does. The publish webhook,
+// called after it, then publishes the pod as the profile's.
+func (p *Publisher) AdmitOptIn(logger klog.Logger, req *admissionv1.AdmissionRequest) (resp *admissionv1.AdmissionResponse, outcome Outcome) {
+	return p.admit(logger, req, func(pod *v1.Pod) (Outcome, string) {
+		if !p.OptIn(pod) {
+			return OutcomeSkipped, ""
+		}
+		return OutcomeOptedIn, "schedulerName " + p.profile
+	})
+}
+
+// admit answers a pod's CREATE with the patch of what change wrote into a
+// copy of it, when its outcome is one that writes.
+func (p *Publisher) admit(logger klog.Logger, req *admissionv1.AdmissionRequest, change func(*v1.Pod) (Outcome, string)) (resp *admissionv1.AdmissionResponse, outcome Outcome) {
 	resp = &admissionv1.AdmissionResponse{UID: req.UID, Allowed: true}
 	defer func() {
 		if r := recover(); r != nil {
@@ -52,19 +75,19 @@ func (p *Publisher) Admit(logger klog.Logger, req *admissionv1.AdmissionRequest)
 		logger.Error(err, "Cannot read the pod; admitting it unchanged", "namespace", req.Namespace, "name", req.Name)
 		return resp, OutcomeError
 	}
-	published := pod.DeepCopy()
-	rec, outcome := p.Publish(published)
-	if outcome != OutcomeStamped && outcome != OutcomeGated {
+	changed := pod.DeepCopy()
+	outcome, what := change(changed)
+	if outcome != OutcomeStamped && outcome != OutcomeGated && outcome != OutcomeOptedIn {
 		return resp, outcome
 	}
-	patch, err := createPatch(&pod, published)
+	patch, err := createPatch(&pod, changed)
 	if err != nil {
 		logger.Error(err, "Cannot write the patch; admitting the pod unchanged", "namespace", req.Namespace, "name", podName(&pod))
 		return resp, OutcomeError
 	}
 	resp.Patch = patch
 	resp.PatchType = ptr.To(admissionv1.PatchTypeJSONPatch)
-	logger.V(2).Info("Published the pod's constraints", "namespace", req.Namespace, "name", podName(&pod), "outcome", outcome, "record", rec.String())
+	logger.V(2).Info("Changed the pod", "namespace", req.Namespace, "name", podName(&pod), "outcome", outcome, "wrote", what)
 	return resp, outcome
 }
 

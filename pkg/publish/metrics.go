@@ -27,7 +27,7 @@ var Admissions = metrics.NewCounterVec(
 	&metrics.CounterOpts{
 		Subsystem:      "windows_aware",
 		Name:           "admission_pods_total",
-		Help:           "Pod admission requests the publish webhook answered, by outcome: stamped, gated, conflict, skipped, error. Every pod is admitted.",
+		Help:           "Pod admission requests the publish webhook answered, by outcome: stamped, gated, conflict, skipped, error, opted_in. Every pod is admitted.",
 		StabilityLevel: metrics.ALPHA,
 	},
 	[]string{"outcome"},
@@ -40,7 +40,7 @@ var registerOnce sync.Once
 func RegisterMetrics(registry metrics.KubeRegistry) {
 	registerOnce.Do(func() {
 		registry.MustRegister(Admissions)
-		for _, o := range []Outcome{OutcomeStamped, OutcomeGated, OutcomeConflict, OutcomeSkipped, OutcomeError} {
+		for _, o := range []Outcome{OutcomeStamped, OutcomeGated, OutcomeConflict, OutcomeSkipped, OutcomeError, OutcomeOptedIn} {
 			Admissions.WithLabelValues(string(o)) // every outcome shows, at 0
 		}
 	})

@@ -58,6 +58,9 @@ const (
 	// OutcomeError: the webhook could not read the request; the pod was
 	// admitted unchanged.
 	OutcomeError Outcome = "error"
+	// OutcomeOptedIn: the pod, created in a namespace that opts in, was
+	// given the profile as its scheduler.
+	OutcomeOptedIn Outcome = "opted_in"
 )
 
 // Publisher writes the windows-aware profile's constraints into pods.

@@ -33,7 +33,15 @@ const maxReviewBytes = 8 << 20
 // Handler serves AdmissionReview v1 requests by Admit, counting each in
 // Admissions. A body that is not a review gets 400: the API server sent
 // something else than a review, and failurePolicy decides.
-func (p *Publisher) Handler(logger klog.Logger) http.Handler {
+func (p *Publisher) Handler(logger klog.Logger) http.Handler { return p.handler(logger, p.Admit) }
+
+// OptInHandler serves AdmissionReview v1 requests by AdmitOptIn, as
+// Handler does.
+func (p *Publisher) OptInHandler(logger klog.Logger) http.Handler {
+	return p.handler(logger, p.AdmitOptIn)
+}
+
+func (p *Publisher) handler(logger klog.Logger, admit func(klog.Logger, *admissionv1.AdmissionRequest) (*admissionv1.AdmissionResponse, Outcome)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			http.Error(w, "POST an AdmissionReview", http.StatusMethodNotAllowed)
@@ -51,7 +59,7 @@ func (p *Publisher) Handler(logger klog.Logger) http.Handler {
 			http.Error(w, fmt.Sprintf("not an AdmissionReview with a request: %v", err), http.StatusBadRequest)
 			return
 		}
-		resp, outcome := p.Admit(logger, review.Request)
+		resp, outcome := admit(logger, review.Request)
 		Admissions.WithLabelValues(string(outcome)).Inc()
 		out := admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp}
 		if out.APIVersion == "" {

@@ -17,6 +17,7 @@ package integration
 
 import (
 	"fmt"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -112,6 +113,9 @@ func TestPublishMode(t *testing.T) {
 type webhookOptions struct {
 	profile, config string
 	args            []string // more flags
+	// alsoNamespaces are more namespaces whose pods the webhook is
+	// registered for, besides the one it is started for.
+	alsoNamespaces []string
 }
 
 // startPublishWebhook runs bin/admission on loopback, serving a
@@ -159,7 +163,7 @@ func (e *env) startPublishWebhook(ns string, opts webhookOptions) *localproc.Pro
 		}
 		webhook.Stop(10 * time.Second)
 	})
-	e.registerPublishWebhookFor(ns, opts.profile, ca.CertFile, fmt.Sprintf("https://127.0.0.1:%d/mutate", port))
+	e.registerPublishWebhookFor(ns, opts.profile, ca.CertFile, fmt.Sprintf("https://127.0.0.1:%d/mutate", port), opts.alsoNamespaces...)
 	return webhook
 }
 
@@ -172,8 +176,8 @@ func (e *env) registerPublishWebhook(ns, caFile, url string) {
 }
 
 // registerPublishWebhookFor is registerPublishWebhook for the pods of the
-// profile (schedulerName) profile.
-func (e *env) registerPublishWebhookFor(ns, profile, caFile, url string) {
+// profile (schedulerName) profile, in namespace ns and those of also.
+func (e *env) registerPublishWebhookFor(ns, profile, caFile, url string, also ...string) {
 	e.t.Helper()
 	root, err := controlplane.RepoRoot()
 	if err != nil {
@@ -189,11 +193,27 @@ func (e *env) registerPublishWebhookFor(ns, profile, caFile, url string) {
 		e.t.Fatal(err)
 	}
 	cfg.Name += "-" + ns
+	base, err := neturl.Parse(url)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	namespaces := append([]string{ns}, also...)
 	for i := range cfg.Webhooks {
-		cfg.Webhooks[i].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: caPEM}
-		cfg.Webhooks[i].NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}}
-		for j := range cfg.Webhooks[i].MatchConditions {
-			c := &cfg.Webhooks[i].MatchConditions[j]
+		w := &cfg.Webhooks[i]
+		// Each webhook at its own path of the process, for the test's
+		// namespaces alone, with what else the shipped selector asks
+		// (the opt-in label).
+		at := *base
+		at.Path = *w.ClientConfig.Service.Path
+		hook := at.String()
+		w.ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: &hook, CABundle: caPEM}
+		if w.NamespaceSelector == nil {
+			w.NamespaceSelector = &metav1.LabelSelector{}
+		}
+		w.NamespaceSelector.MatchExpressions = append(w.NamespaceSelector.MatchExpressions,
+			metav1.LabelSelectorRequirement{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpIn, Values: namespaces})
+		for j := range w.MatchConditions {
+			c := &w.MatchConditions[j]
 			c.Expression = strings.ReplaceAll(c.Expression, "'"+windowsAware+"'", "'"+profile+"'")
 		}
 	}
