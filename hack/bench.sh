@@ -312,8 +312,8 @@ case $mode in
   report)
     in=${BENCH_IN:-$OUT_ROOT/full}
     [[ -f $in/meta.env ]] || die "no results in $in: run 'make bench' first"
-    benchreport -in "$in" -out "$ROOT/docs/benchmarks.md" -findings benchmarks-findings.md
-    log "wrote docs/benchmarks.md from $in"
+    benchreport -in "$in" -out "$ROOT/docs/benchmarks.md" -full "$in/report.md" -root "$ROOT" -findings benchmarks-findings.md
+    log "wrote docs/benchmarks.md, and every table to $in/report.md, from $in"
     exit 0
     ;;
   *) usage ;;

@@ -15,8 +15,9 @@ limitations under the License.
 */
 
 // Command benchreport turns the results hack/bench.sh leaves in
-// _output/bench/<mode>/ into docs/benchmarks.md (tables and target
-// verdicts, nothing else), or with -summary prints the verdicts.
+// _output/bench/<mode>/ into docs/benchmarks.md (a short page: the goals
+// and what was measured) and, with -full, every table into a generated
+// report beside the results; with -summary it prints the verdicts.
 //
 // It is a module of its own so that golang.org/x/perf, which it reads
 // benchmark output with and whose benchstat hack/bench.sh runs, stays out
@@ -29,21 +30,25 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
 func main() {
 	in := flag.String("in", "", "results directory of hack/bench.sh")
-	out := flag.String("out", "", "write the Markdown report here")
+	out := flag.String("out", "", "write the short Markdown page here")
+	fullOut := flag.String("full", "", "write the full Markdown report here")
+	root := flag.String("root", ".", "the repository's root, which the page names -full's path from")
 	findings := flag.String("findings", "", "hand-written findings to link, relative to the report")
 	summary := flag.Bool("summary", false, "print the target verdicts")
 	flag.Parse()
-	if err := run(*in, *out, *findings, *summary, os.Stdout); err != nil {
+	if err := run(*in, *out, *fullOut, *root, *findings, *summary, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "benchreport:", err)
 		os.Exit(1)
 	}
 }
 
-func run(in, out, findings string, summary bool, stdout io.Writer) error {
+func run(in, out, fullOut, root, findings string, verdicts bool, stdout io.Writer) error {
 	if in == "" {
 		return fmt.Errorf("-in is required")
 	}
@@ -51,16 +56,42 @@ func run(in, out, findings string, summary bool, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if summary {
+	if verdicts {
 		fmt.Fprintf(stdout, "\nTargets (%s run at %s):\n", r.meta["mode"], r.meta["commit"])
 		for _, t := range r.targets() {
 			fmt.Fprintf(stdout, "  %-6s %s: %s (target %s)\n", t.verdict(), t.what, t.got, t.want)
+		}
+	}
+	if fullOut != "" {
+		var buf bytes.Buffer
+		full(&buf, r)
+		if err := os.WriteFile(fullOut, buf.Bytes(), 0o644); err != nil {
+			return err
 		}
 	}
 	if out == "" {
 		return nil
 	}
 	var buf bytes.Buffer
-	markdown(&buf, r, findings)
+	summary(&buf, r, findings, displayPath(root, fullOut))
 	return os.WriteFile(out, buf.Bytes(), 0o644)
+}
+
+// displayPath is path as the page names it: relative to the repository's
+// root when it lies below it, so that the page names no machine's
+// directories; else its base name.
+func displayPath(root, path string) string {
+	if path == "" {
+		return ""
+	}
+	absRoot, err1 := filepath.Abs(root)
+	abs, err2 := filepath.Abs(path)
+	if err1 != nil || err2 != nil {
+		return filepath.Base(path)
+	}
+	rel, err := filepath.Rel(absRoot, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return filepath.Base(path)
+	}
+	return filepath.ToSlash(rel)
 }
