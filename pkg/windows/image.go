@@ -27,9 +27,10 @@ import (
 // needs.
 type Image struct {
 	// Windows is set when the reference shows a Windows image: a release
-	// token that counts, a Windows base flavour (nanoserver, servercore,
-	// windowsservercore, alone or glued to a release) or the word windows as
-	// a token of its tag, or a mcr.microsoft.com/windows repository.
+	// token that counts, in the tag or the path; a Windows base flavour
+	// (nanoserver, servercore, windowsservercore, alone or glued to a
+	// release), the word windows or hostprocess as a token of its tag; or a
+	// mcr.microsoft.com/windows repository.
 	Windows bool
 	// Version is the build (and, for 10.0.<build>.<revision> tags, the
 	// revision) the image needs. It is zero when the tag names no build:
