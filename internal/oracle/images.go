@@ -64,9 +64,48 @@ var images = map[string]Need{
 	"mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image:v1.0.0": {Windows, ""},
 }
 
+// Spelling is a real image whose reference alone says what it needs, in one
+// of the spellings docs/windows-facts.md lists beyond the release table's.
+type Spelling struct {
+	Image string
+	Need  Need
+}
+
+// Spellings are real images of each spelling the facts list, with what
+// each needs by hand from the image's sources there, never by reading the
+// reference: the tests hold the scheduler's tag reading to them.
+var Spellings = []Spelling{
+	// The release as the whole tag of a Windows-named repository.
+	{"cirrusci/windowsservercore:2019", Need{Windows, Build2019}},
+	{"mcr.microsoft.com/windows/servercore:1909", Need{Windows, Build1909}},
+	// The release in the repository path.
+	{"ghcr.io/sirredbeard/nim-windows-container/nimstable-ltsc2022:latest", Need{Windows, Build2022}},
+	{"ghcr.io/sirredbeard/nim-windows-container/nimstable-ltsc2019:latest", Need{Windows, Build2019}},
+	// The LTSC year after a flavour.
+	{"jetbrains/teamcity-agent:2025.03.2-windowsservercore-2022", Need{Windows, Build2022}},
+	{"jetbrains/teamcity-agent:2025.03.2-nanoserver-2022", Need{Windows, Build2022}},
+	{"jetbrains/teamcity-server:2022.04.7-nanoserver-1909", Need{Windows, Build1909}},
+	// windows glued to the release.
+	{"portainer/agent:windows1809-amd64", Need{Windows, Build2019}},
+	{"portainer/agent:windows1803-amd64", Need{Windows, Build1803}},
+	{"octopusdeploy/worker-tools:6.0.0-windows.ltsc2022", Need{Windows, Build2022}},
+	{"octopusdeploy/worker-tools:windows.ltsc2019", Need{Windows, Build2019}},
+	// A HostProcess image: Windows, any build.
+	{"sigwindowstools/kube-proxy:v1.27.1-calico-hostprocess", Need{Windows, ""}},
+	// Linux images that look alike.
+	{"mcr.microsoft.com/mssql/server:2019-latest", Need{OS: Linux}},
+	{"mcr.microsoft.com/mssql/server:2022-latest", Need{OS: Linux}},
+	{"ubuntu:20.04", Need{OS: Linux}},
+	{"node:20", Need{OS: Linux}},
+	{"dockurr/windows:4.34", Need{OS: Linux}}, // runs Windows in a virtual machine
+}
+
 func init() {
 	for _, r := range Releases {
 		images[r.Image] = Need{Windows, r.Build}
+	}
+	for _, s := range Spellings {
+		images[s.Image] = s.Need
 	}
 }
 

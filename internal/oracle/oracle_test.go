@@ -115,6 +115,12 @@ func TestCheck(t *testing.T) {
 		{name: "hostprocess not on linux", pod: hostProcess, node: node(Linux, "", ""), want: WrongOS},
 		{name: "any-build windows image", pod: pod("mcr.microsoft.com/dotnet/framework/aspnet:4.8"), node: node(Windows, Build2016, ""), want: OK},
 		{name: "release table image", pod: pod("microsoft/aspnet:4.7.1-windowsservercore-1709"), node: node(Windows, Build1709, ""), want: OK},
+		{name: "release in the whole tag", pod: pod("cirrusci/windowsservercore:2019"), node: node(Windows, Build2022, ""), want: WrongBuild},
+		{name: "release in the path", pod: pod("ghcr.io/sirredbeard/nim-windows-container/nimstable-ltsc2022:latest"), node: node(Windows, Build2025, ""), want: OK},
+		{name: "windows glued to the release", pod: pod("portainer/agent:windows1803-amd64"), node: node(Windows, Build2019, ""), want: WrongBuild},
+		{name: "hostprocess image, any build", pod: pod("sigwindowstools/kube-proxy:v1.27.1-calico-hostprocess"), node: node(Windows, Build2016, ""), want: OK},
+		{name: "hostprocess image not on linux", pod: pod("sigwindowstools/kube-proxy:v1.27.1-calico-hostprocess"), node: node(Linux, "", ""), want: WrongOS},
+		{name: "SQL Server 2019 is linux", pod: pod("mcr.microsoft.com/mssql/server:2019-latest"), node: node(Windows, Build2019, ""), want: WrongOS},
 		{name: "unknown image", pod: pod("example.com/unknown:1"), node: node(Linux, "", ""), wantErr: true},
 	}
 	for _, tc := range tests {

@@ -19,7 +19,8 @@ limitations under the License.
 // encodes:
 //
 //   - which Windows build an image needs, read from the tokens of its tag
-//     (ltsc2019, 1809, 10.0.17763.437, ...), see [Catalog.ImageOf];
+//     (ltsc2019, 1809, 10.0.17763.437, ...) and, where it shows Windows or
+//     a release, of its repository path, see [Catalog.ImageOf];
 //   - which host build runs which image build under process isolation, see
 //     [Mode.Runs];
 //   - how a node reports its build (the node.kubernetes.io/windows-build

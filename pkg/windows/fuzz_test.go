@@ -77,24 +77,38 @@ func FuzzImageOf(f *testing.F) {
 			return
 		}
 
-		// Outside the Windows repositories only the tag counts, never the
-		// path, the registry or a digest.
+		// Outside the Windows repositories the path may only add to what
+		// the tag alone says: never undo Windows, never change its build.
 		plain, plainErr := c.ImageOf("example.com/app:" + tag)
-		if plain != img || plainErr != nil {
-			t.Fatalf("ImageOf(%q) = %+v, but its tag alone reads %+v, %v", ref, img, plain, plainErr)
+		if plainErr != nil {
+			t.Fatalf("ImageOf(%q) succeeded, but its tag alone fails: %v", ref, plainErr)
+		}
+		if plain.Windows && !img.Windows || !plain.Version.IsZero() && img.Version.Build != plain.Version.Build {
+			t.Fatalf("ImageOf(%q) = %+v, but its tag alone reads %+v", ref, img, plain)
+		}
+		// A path with no release and nothing like a Windows word counts
+		// for nothing.
+		if bare, _ := c.ImageOf(named.Name()); bare == (Image{}) && !windowsLike(path) && img != plain {
+			t.Fatalf("ImageOf(%q) = %+v, but its tag alone reads %+v", ref, img, plain)
 		}
 		// Tokens are compared in any case.
-		if upper, upperErr := c.ImageOf("example.com/app:" + strings.ToUpper(tag)); upper != img || upperErr != nil {
+		if upper, upperErr := c.ImageOf(named.Name() + ":" + strings.ToUpper(tag)); upper != img || upperErr != nil {
 			t.Fatalf("ImageOf(%q) = %+v, but the upper-case tag reads %+v, %v", ref, img, upper, upperErr)
 		}
 		// Numbers alone never make an image Windows outside the Windows
 		// repositories, save 10.0.<build>.<revision> of a build some
 		// release has.
-		if img.Windows && strings.Trim(tag, "0123456789.-_hH") == "" &&
-			!(img.Version.HasRevision && c.builds[img.Version.Build]) {
-			t.Fatalf("ImageOf(%q) = %+v: a tag of numbers made the image Windows", ref, img)
+		if plain.Windows && strings.Trim(tag, "0123456789.-_hH") == "" &&
+			!(plain.Version.HasRevision && c.builds[plain.Version.Build]) {
+			t.Fatalf("ImageOf(%q) = %+v: a tag of numbers made the image Windows", ref, plain)
 		}
 	})
+}
+
+// windowsLike reports whether path holds anything like a Windows word of
+// pathWindowsWords; a superset, so that the fuzz check needs no tokenizer.
+func windowsLike(path string) bool {
+	return strings.Contains(path, "win") || strings.Contains(path, "servercore") || strings.Contains(path, "nanoserver")
 }
 
 // FuzzParseKernelVersion: node labels and kernel versions come from the

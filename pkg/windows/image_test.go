@@ -87,8 +87,20 @@ var imageOfCases = []imageOfCase{
 	{ref: "ghcr.io/acme/agent:windows-2023", windows: true, want: Version{}},       // no LTSC that year
 	{ref: "ghcr.io/acme/agent:windows-amd64-2022", windows: true, want: Version{}}, // amd64 is no qualifier
 	{ref: "ghcr.io/acme/agent:2022-windows", windows: true, want: Version{}},
-	{ref: "mcr.microsoft.com/windows/servercore:2022", windows: true, want: Version{}},
-	{ref: "golang:1.22-nanoserver-2022", windows: true, want: Version{}},
+	// A year right after a flavour is that year's LTSC too: JetBrains tags
+	// teamcity-agent <version>-windowsservercore-2022 and -nanoserver-2022
+	// for images on the ltsc2022 base (docs/windows-facts.md), so these
+	// two, Windows without a build while only windows came before a year,
+	// now name 20348; servercore:2022 is also a one-token tag on a Windows
+	// repository.
+	{ref: "mcr.microsoft.com/windows/servercore:2022", windows: true, want: build(20348)},
+	{ref: "golang:1.22-nanoserver-2022", windows: true, want: build(20348)},
+	{ref: "jetbrains/teamcity-agent:2025.03.2-windowsservercore-2022", windows: true, want: build(20348)},
+	{ref: "jetbrains/teamcity-agent:2025.03.2-nanoserver-2022", windows: true, want: build(20348)},
+	{ref: "jetbrains/teamcity-agent:EAP-windowsservercore-2022", windows: true, want: build(20348)},
+	{ref: "jetbrains/teamcity-server:2022.04.7-nanoserver-1909", windows: true, want: build(18363)},
+	{ref: "ghcr.io/acme/app:servercore2022", windows: true, want: build(20348)},
+	{ref: "ghcr.io/acme/app:servercore1809-2019", windows: true, want: build(17763)}, // a glued flavour is no marker for the next token
 	{ref: "ghcr.io/acme/api:2022", windows: false, want: Version{}},
 	{ref: "postgres:16-2022", windows: false, want: Version{}},
 	{ref: "ghcr.io/acme/api:nano-2025", windows: false, want: Version{}},
@@ -116,6 +128,32 @@ var imageOfCases = []imageOfCase{
 	{ref: "ghcr.io/acme/app:21H2", windows: false, want: Version{}},
 	{ref: "ghcr.io/acme/app:servercore22H2", windows: true, want: Version{}},
 	{ref: "mcr.microsoft.com/windows/servercore:22H2", windows: true, want: Version{}},
+
+	// The windows word glued to a known release or an LTSC year, directly
+	// (portainer/agent:windows1809-amd64) or with a dot
+	// (octopusdeploy/worker-tools:6.0.0-windows.ltsc2022).
+	{ref: "portainer/agent:windows1809-amd64", windows: true, want: build(17763)},
+	{ref: "portainer/agent:windows1803-amd64", windows: true, want: build(17134)},
+	{ref: "octopusdeploy/worker-tools:6.0.0-windows.ltsc2022", windows: true, want: build(20348)},
+	{ref: "octopusdeploy/worker-tools:windows.ltsc2019", windows: true, want: build(17763)},
+	{ref: "ghcr.io/acme/agent:windowsltsc2022-amd64", windows: true, want: build(20348)},
+	{ref: "ghcr.io/acme/agent:windows2019", windows: true, want: build(17763)},
+	{ref: "ghcr.io/acme/agent:windows.2022", windows: true, want: build(20348)},
+	{ref: "ghcr.io/acme/agent:windows21H2", windows: true, want: Version{}}, // a servicing name still needs a server flavour
+	{ref: "ghcr.io/acme/agent:windows10", windows: false, want: Version{}},  // a client, not a release of the table
+	{ref: "ghcr.io/acme/agent:windows2023", windows: false, want: Version{}},
+	{ref: "ghcr.io/acme/agent:windows.tools", windows: false, want: Version{}},
+
+	// hostprocess marks a HostProcess image: Windows, no build of its own
+	// (sigwindowstools/kube-proxy:v1.27.1-calico-hostprocess); a release
+	// beside it still counts for the image run as an ordinary container.
+	{ref: "sigwindowstools/kube-proxy:v1.27.1-calico-hostprocess", windows: true, want: Version{}},
+	{ref: "ghcr.io/acme/agent:v1-HostProcess", windows: true, want: Version{}},
+	{ref: "ghcr.io/acme/agent:v1-hostprocess-ltsc2022", windows: true, want: build(20348)},
+	{ref: "ghcr.io/acme/agent:hostprocess-1809", windows: true, want: build(17763)},
+	{ref: "ghcr.io/acme/agent:host-process", windows: false, want: Version{}},
+	{ref: "ghcr.io/acme/agent:v1-hostprocesses", windows: false, want: Version{}},
+	{ref: "ghcr.io/acme/hostprocess:1809", windows: false, want: Version{}}, // not a path word
 
 	// A windows token makes the image Windows, with or without a build.
 	{ref: "acme/app:windows", windows: true, want: Version{}},
@@ -146,14 +184,65 @@ var imageOfCases = []imageOfCase{
 	{ref: "acme/app:v2-20H2", windows: false, want: Version{}},
 	{ref: "acme/app:1709_KB4043961", windows: false, want: Version{}},
 
-	// Only the tag counts, never the path.
-	{ref: "ghcr.io/acme/ltsc2019-tools:v1", windows: false, want: Version{}},
-	{ref: "ghcr.io/windows/servercore/ltsc2022:latest", windows: false, want: Version{}},
-	{ref: "microsoft/ltsc2019:1.0", windows: false, want: Version{}},
-	{ref: "ghcr.io/acme/windows:1809", windows: false, want: Version{}},
+	// A release in the repository path counts, read like a tag whose tokens
+	// are the segment's: real images put it there
+	// (ghcr.io/sirredbeard/nim-windows-container/nimstable-ltsc2022,
+	// docs/windows-facts.md). These five read as not Windows while only the
+	// tag counted.
+	{ref: "ghcr.io/acme/ltsc2019-tools:v1", windows: true, want: build(17763)},
+	{ref: "ghcr.io/windows/servercore/ltsc2022:latest", windows: true, want: build(20348)},
+	{ref: "microsoft/ltsc2019:1.0", windows: true, want: build(17763)},
+	{ref: "ghcr.io/acme/servercore1809:latest", windows: true, want: build(17763)},
+	{ref: "ghcr.io/sirredbeard/nim-windows-container/nimstable-ltsc2022:latest", windows: true, want: build(20348)},
+	{ref: "ghcr.io/sirredbeard/nim-windows-container/nimstable-ltsc2019:latest", windows: true, want: build(17763)},
+	{ref: "ghcr.io/acme/app-ltsc2022:latest", windows: true, want: build(20348)},
+	{ref: "ghcr.io/acme/app_ltsc2022:latest", windows: true, want: build(20348)},
+	{ref: "ghcr.io/acme/windows-2019/agent:v1", windows: true, want: build(17763)},
+	{ref: "ghcr.io/acme/win-2022/agent:v1", windows: true, want: build(20348)},
+	{ref: "ghcr.io/acme/windows-1809:latest", windows: true, want: build(17763)},
+	{ref: "ghcr.io/acme/app-ltsc2022:1.0-windowsservercore-ltsc2022", windows: true, want: build(20348)},
+	// A bare number or year in the path needs a Windows word in its own
+	// segment: app-2019 is an app's version, windows/1809 a folder name.
+	{ref: "ghcr.io/acme/app-1809:latest", windows: false, want: Version{}},
+	{ref: "ghcr.io/acme/app-2019:latest", windows: false, want: Version{}},
+	{ref: "ghcr.io/acme/windows/1809:latest", windows: false, want: Version{}},
+	{ref: "ghcr.io/acme/2022-windows:latest", windows: false, want: Version{}},
+
+	// A tag that is one release token, on a repository whose path has the
+	// token windows, win, nanoserver, servercore or windowsservercore, is
+	// that release, a year its LTSC (cirrusci/windowsservercore:2019,
+	// docs/windows-facts.md). These two read as not Windows while only the
+	// tag counted.
+	{ref: "ghcr.io/acme/windows:1809", windows: true, want: build(17763)},
+	{ref: "ghcr.io/acme/windows/nanoserver:2022", windows: true, want: build(20348)},
+	{ref: "cirrusci/windowsservercore:2019", windows: true, want: build(17763)},
+	{ref: "ghcr.io/acme/servercore:20H2", windows: true, want: build(19042)},
+	{ref: "ghcr.io/acme/servercore:1909", windows: true, want: build(18363)},
+	{ref: "ghcr.io/acme/nanoserver:2004", windows: true, want: build(19041)},
+	{ref: "ghcr.io/acme/servercore:2009", windows: true, want: build(19042)},
+	{ref: "ghcr.io/acme/servercore:ltsc2022", windows: true, want: build(20348)},
+	{ref: "ghcr.io/acme/servercore:21H2", windows: true, want: build(20348)}, // a path flavour is a server flavour
+	{ref: "ghcr.io/acme/windows:21H2", windows: false, want: Version{}},      // windows is not
+	{ref: "ghcr.io/acme/pause-win:1809", windows: true, want: build(17763)},
+	{ref: "ghcr.io/acme/windows-exporter:2022", windows: true, want: build(20348)},
+	{ref: "ghcr.io/acme/windows_exporter:1809", windows: true, want: build(17763)},
+	{ref: "ghcr.io/acme/windows:2019_KB5034127", windows: true, want: build(17763)},
+	{ref: "ghcr.io/acme/windows:10.0.20344.1", windows: true, want: revision(20344, 1)},
+	{ref: "ghcr.io/acme/windows:2023", windows: false, want: Version{}}, // no LTSC that year
+	// Only a one-token tag, and the path alone names no build.
+	{ref: "ghcr.io/acme/windows:1809-amd64", windows: false, want: Version{}},
+	{ref: "ghcr.io/acme/windows-exporter:v2-1809", windows: false, want: Version{}},
 	{ref: "ghcr.io/acme/windows-exporter:v0.25.1", windows: false, want: Version{}},
-	{ref: "ghcr.io/acme/windows/nanoserver:2022", windows: false, want: Version{}},
-	{ref: "ghcr.io/acme/servercore1809:latest", windows: false, want: Version{}},
+	{ref: "ghcr.io/acme/windows:latest", windows: false, want: Version{}},
+	// A Linux image that runs Windows in a virtual machine.
+	{ref: "dockurr/windows:4.34", windows: false, want: Version{}},
+	{ref: "dockurr/windows:latest", windows: false, want: Version{}},
+	// Only whole tokens are Windows words.
+	{ref: "ghcr.io/acme/winston:2019", windows: false, want: Version{}},
+	{ref: "ghcr.io/acme/twin-api:2022", windows: false, want: Version{}},
+	{ref: "ghcr.io/acme/windowsill:1809", windows: false, want: Version{}},
+	{ref: "ghcr.io/acme/windows.tools:1809", windows: false, want: Version{}},
+	{ref: "ghcr.io/acme/api:2022", windows: false, want: Version{}},
 
 	// No tag: digest-only, or none at all.
 	{ref: "mcr.microsoft.com/windows/servercore@sha256:" + sha, windows: true, want: Version{}},
@@ -165,6 +254,17 @@ var imageOfCases = []imageOfCase{
 	{ref: "mcr.microsoft.com/windows/servercore/iis", windows: true, want: Version{}},
 	{ref: "golang:nanoserver", windows: true, want: Version{}},
 	{ref: "golang:1.22-windowsservercore", windows: true, want: Version{}},
+
+	// Not Windows: Linux images whose tags look like releases.
+	{ref: "ubuntu:20.04", windows: false, want: Version{}},
+	{ref: "node:20", windows: false, want: Version{}},
+	{ref: "ghcr.io/acme/api:2019.1", windows: false, want: Version{}},
+	{ref: "mcr.microsoft.com/mssql/server:2019-latest", windows: false, want: Version{}},
+	{ref: "mcr.microsoft.com/mssql/server:2022-CU14-ubuntu-22.04", windows: false, want: Version{}},
+	{ref: "postgres:2022", windows: false, want: Version{}},
+	{ref: "redis:1909", windows: false, want: Version{}},
+	{ref: "ghcr.io/acme/server:20H2", windows: false, want: Version{}},
+	{ref: "ghcr.io/acme/core:2019", windows: false, want: Version{}},
 
 	// Not Windows.
 	{ref: "nginx:1.27", windows: false, want: Version{}},
@@ -212,6 +312,10 @@ func TestImageOfConflicts(t *testing.T) {
 		{ref: "ghcr.io/acme/agent:servercore21H2-1809", first: build10(20348), second: build10(17763)},
 		{ref: "mcr.microsoft.com/windows/servercore/insider:10.0.20344.1-ltsc2022", first: build10(20344), second: build10(20348)},
 		{ref: "microsoft/nanoserver:1709_KB4043961-1803", first: build10(16299), second: build10(17134)},
+		// The tag's build comes first, then the path's.
+		{ref: "ghcr.io/acme/app-ltsc2019:ltsc2022", first: build10(20348), second: build10(17763)},
+		{ref: "ghcr.io/acme/windows-2019:ltsc2022", first: build10(20348), second: build10(17763)},
+		{ref: "ghcr.io/acme/servercore-ltsc2022:2019", first: build10(17763), second: build10(20348)},
 	}
 	c := DefaultCatalog()
 	for _, tt := range tests {
@@ -234,6 +338,8 @@ func TestImageOfSameBuildTwice(t *testing.T) {
 		{ref: "mcr.microsoft.com/windows/servercore:10.0.17763.437-ltsc2019", want: revision(17763, 437)},
 		{ref: "ghcr.io/acme/agent:windows-2022-ltsc2022-servercore21H2", want: build(20348)},
 		{ref: "mcr.microsoft.com/windows/nanoserver:20H2-2009", want: build(19042)},
+		{ref: "ghcr.io/acme/servercore-ltsc2019:10.0.17763.437", want: revision(17763, 437)},
+		{ref: "ghcr.io/acme/windows-2022:ltsc2022", want: build(20348)},
 	}
 	c := DefaultCatalog()
 	for _, tt := range tests {
