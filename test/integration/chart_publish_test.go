@@ -393,14 +393,28 @@ func (e *env) waitCABundle(ns string) (*v1.Secret, []byte) {
 // patched in; then waits until the API server calls it.
 func (e *env) pointPublishWebhookAt(ns string, port int) {
 	e.t.Helper()
-	url := fmt.Sprintf("https://127.0.0.1:%d/mutate", port)
-	patch, _ := json.Marshal([]map[string]any{
-		{"op": "remove", "path": "/webhooks/0/clientConfig/service"},
-		{"op": "add", "path": "/webhooks/0/clientConfig/url", "value": url},
-		{"op": "add", "path": "/webhooks/0/namespaceSelector", "value": metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}}},
-	})
+	cfg := e.publishWebhookConfig()
+	var ops []map[string]any
+	for i, w := range cfg.Webhooks {
+		// Each webhook (opt-in, then publish) at its own path of the
+		// replica, for the test's namespace, with what else the chart's
+		// selector asks (the opt-in label).
+		url := fmt.Sprintf("https://127.0.0.1:%d%s", port, *w.ClientConfig.Service.Path)
+		selector := metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}}
+		if w.NamespaceSelector != nil {
+			for k, v := range w.NamespaceSelector.MatchLabels {
+				selector.MatchLabels[k] = v
+			}
+		}
+		at := fmt.Sprintf("/webhooks/%d", i)
+		ops = append(ops,
+			map[string]any{"op": "remove", "path": at + "/clientConfig/service"},
+			map[string]any{"op": "add", "path": at + "/clientConfig/url", "value": url},
+			map[string]any{"op": "add", "path": at + "/namespaceSelector", "value": selector})
+	}
+	patch, _ := json.Marshal(ops)
 	if _, err := e.client.AdmissionregistrationV1().MutatingWebhookConfigurations().Patch(e.ctx, publishWebhook, types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
-		e.t.Fatalf("pointing the webhook at %s: %v", url, err)
+		e.t.Fatalf("pointing the webhook at port %d: %v", port, err)
 	}
 	e.waitWebhookCalled(ns, chartScheduler)
 }
