@@ -20,8 +20,8 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
-	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
+	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
@@ -39,18 +39,17 @@ const (
 	osv2022 = "10.0.20348.2227"
 )
 
-func pod(images ...string) *st.PodWrapper {
-	p := st.MakePod().Name("p").Namespace("default").UID("p")
-	for _, img := range images {
-		p = p.Container(img)
-	}
+// pod is a pod of namespace default with one container per image.
+func pod(images ...string) *v1.Pod {
+	p := fixture.Pod("p", "", images...)
+	p.Namespace, p.UID = "default", "p"
 	return p
 }
 
-func withOS(p *st.PodWrapper, os v1.OSName) *v1.Pod {
-	obj := p.Obj()
-	obj.Spec.OS = &v1.PodOS{Name: os}
-	return obj
+// withOS sets the pod's .spec.os.name.
+func withOS(p *v1.Pod, os v1.OSName) *v1.Pod {
+	p.Spec.OS = &v1.PodOS{Name: os}
+	return p
 }
 
 // defaultArgs are the args a configuration that leaves them out gets, as

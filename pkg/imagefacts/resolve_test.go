@@ -80,7 +80,7 @@ func TestResolveWaitsForTheRegistry(t *testing.T) {
 		},
 		{
 			name: "a tag that names the build: nothing asked",
-			pod:  pod(img2022).Obj(),
+			pod:  pod(img2022),
 			wait: time.Nanosecond, wantBuilds: []string{"10.0.20348", "10.0.25398", "10.0.26100"},
 		},
 		{
@@ -160,19 +160,19 @@ func TestWaitsForRegistry(t *testing.T) {
 		pod       *v1.Pod
 		wantImage string
 	}{
-		{name: "resolution off", args: defaultArgs(), pod: pod(imgNano).Obj()},
+		{name: "resolution off", args: defaultArgs(), pod: pod(imgNano)},
 		{name: "Windows image without a build, allowlisted", args: resolving(config.ResolutionWindows, 10*time.Second, "mcr.microsoft.com"),
-			pod: pod(imgLinux, imgServerCore).Obj(), wantImage: imgServerCore},
+			pod: pod(imgLinux, imgServerCore), wantImage: imgServerCore},
 		{name: "Windows pod by .spec.os.name", args: resolving(config.ResolutionWindows, 10*time.Second, "mcr.microsoft.com"),
 			pod: withOS(pod(imgWinNoTag), v1.Windows), wantImage: imgWinNoTag},
 		{name: "an image whose tag says nothing: not a Windows pod", args: resolving(config.ResolutionWindows, 10*time.Second, "mcr.microsoft.com"),
-			pod: pod(imgWinNoTag).Obj()},
-		{name: "the tag names the build", args: resolving(config.ResolutionWindows, 10*time.Second, "mcr.microsoft.com"), pod: pod(img2019).Obj()},
-		{name: "registry not allowlisted", args: resolving(config.ResolutionWindows, 10*time.Second, "ghcr.io"), pod: pod(imgWinNoTag).Obj()},
-		{name: "gateTimeout 0 never holds", args: resolving(config.ResolutionWindows, 0, "*"), pod: pod(imgWinNoTag).Obj()},
-		{name: "undeclared pod under scope Windows", args: resolving(config.ResolutionWindows, 10*time.Second, "*"), pod: pod("contoso.azurecr.io/web:1.4.2").Obj()},
+			pod: pod(imgWinNoTag)},
+		{name: "the tag names the build", args: resolving(config.ResolutionWindows, 10*time.Second, "mcr.microsoft.com"), pod: pod(img2019)},
+		{name: "registry not allowlisted", args: resolving(config.ResolutionWindows, 10*time.Second, "ghcr.io"), pod: pod(imgWinNoTag)},
+		{name: "gateTimeout 0 never holds", args: resolving(config.ResolutionWindows, 0, "*"), pod: pod(imgWinNoTag)},
+		{name: "undeclared pod under scope Windows", args: resolving(config.ResolutionWindows, 10*time.Second, "*"), pod: pod("contoso.azurecr.io/web:1.4.2")},
 		{name: "undeclared pod under scope Undeclared", args: resolving(config.ResolutionUndeclared, 10*time.Second, "*.azurecr.io"),
-			pod: pod("contoso.azurecr.io/web:1.4.2").Obj(), wantImage: "contoso.azurecr.io/web:1.4.2"},
+			pod: pod("contoso.azurecr.io/web:1.4.2"), wantImage: "contoso.azurecr.io/web:1.4.2"},
 		{name: "Linux pod under scope Undeclared", args: resolving(config.ResolutionUndeclared, 10*time.Second, "*"),
 			pod: withOS(pod("contoso.azurecr.io/web:1.4.2"), v1.Linux)},
 	}
