@@ -27,6 +27,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/util"
 
+	"github.com/windows-aware/windows-aware/internal/k8scompat"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
@@ -40,7 +41,7 @@ import (
 func (pl *WindowsAware) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeLabel}, QueueingHintFn: pl.isSchedulableAfterNodeChange},
-		{Event: fwk.ClusterEvent{Resource: targetPod, ActionType: fwk.Update}, QueueingHintFn: pl.isSchedulableAfterPodChange},
+		{Event: fwk.ClusterEvent{Resource: k8scompat.TargetPod, ActionType: fwk.Update}, QueueingHintFn: pl.isSchedulableAfterPodChange},
 	}, nil
 }
 
@@ -52,7 +53,7 @@ func (pl *WindowsAware) isSchedulableAfterPodChange(logger klog.Logger, pod *v1.
 	if err != nil {
 		return fwk.Queue, err
 	}
-	if !isTargetPod(pod, newPod) {
+	if !k8scompat.IsTargetPod(pod, newPod) {
 		return fwk.QueueSkip, nil
 	}
 	if slices.Equal(podneeds.ImageRefs(oldPod), podneeds.ImageRefs(newPod)) &&

@@ -23,6 +23,8 @@ import (
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
+
+	"github.com/windows-aware/windows-aware/internal/k8scompat"
 )
 
 func TestEventsToRegister(t *testing.T) {
@@ -30,13 +32,13 @@ func TestEventsToRegister(t *testing.T) {
 	events, err := pl.EventsToRegister(t.Context())
 	if err != nil || len(events) != 2 || events[0].Event.Resource != fwk.Node ||
 		events[0].Event.ActionType != fwk.Add|fwk.UpdateNodeLabel ||
-		events[1].Event.Resource != targetPod || events[1].Event.ActionType != fwk.Update {
+		events[1].Event.Resource != k8scompat.TargetPod || events[1].Event.ActionType != fwk.Update {
 		t.Errorf("WindowsAware events = %+v, %v", events, err)
 	}
 	taints := &OSTaintToleration{}
 	events, err = taints.EventsToRegister(t.Context())
 	if err != nil || len(events) != 2 || events[0].Event.ActionType != fwk.Add|fwk.UpdateNodeTaint ||
-		events[1].Event.Resource != targetPod || events[1].Event.ActionType != fwk.UpdatePodToleration {
+		events[1].Event.Resource != k8scompat.TargetPod || events[1].Event.ActionType != fwk.UpdatePodToleration {
 		t.Errorf("OSTaintToleration events = %+v, %v", events, err)
 	}
 }

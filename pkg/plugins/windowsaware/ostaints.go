@@ -27,6 +27,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/util"
 
+	"github.com/windows-aware/windows-aware/internal/k8scompat"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
@@ -66,7 +67,7 @@ func (pl *OSTaintToleration) Name() string { return OSTaintTolerationName }
 // Filter rejects a node with a NoSchedule or NoExecute taint the pod does
 // not tolerate, by its tolerations or by its OS.
 func (pl *OSTaintToleration) Filter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) *fwk.Status {
-	if resizeDeferred(pl.features, pod) {
+	if k8scompat.ResizeDeferred(pl.features, pod) {
 		return nil // as TaintToleration: a deferred resize is not re-placed
 	}
 	node := nodeInfo.Node()
@@ -103,7 +104,7 @@ func (pl *OSTaintToleration) untolerated(logger klog.Logger, node *v1.Node, node
 func (pl *OSTaintToleration) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeTaint}, QueueingHintFn: pl.isSchedulableAfterNodeChange},
-		{Event: fwk.ClusterEvent{Resource: targetPod, ActionType: fwk.UpdatePodToleration}, QueueingHintFn: pl.isSchedulableAfterTolerationChange},
+		{Event: fwk.ClusterEvent{Resource: k8scompat.TargetPod, ActionType: fwk.UpdatePodToleration}, QueueingHintFn: pl.isSchedulableAfterTolerationChange},
 	}, nil
 }
 
@@ -131,7 +132,7 @@ func (pl *OSTaintToleration) isSchedulableAfterTolerationChange(_ klog.Logger, p
 	if err != nil {
 		return fwk.Queue, err
 	}
-	if !isTargetPod(pod, newPod) {
+	if !k8scompat.IsTargetPod(pod, newPod) {
 		return fwk.QueueSkip, nil
 	}
 	return fwk.Queue, nil

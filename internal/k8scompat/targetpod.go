@@ -1,4 +1,4 @@
-//go:build k8s1_35 || k8s1_36
+//go:build !k8s1_35 && !k8s1_36
 
 /*
 Copyright The windows-aware Authors.
@@ -16,18 +16,17 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package windowsaware
+package k8scompat
 
 import (
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 )
 
-// targetPod is the event resource of an update to the pending pod itself.
-// Before Kubernetes 1.37 the framework had no resource for the pending pod
-// alone: an update of any pod arrives as a Pod event, so the hints check
-// with isTargetPod that the update is the requeued pod's own.
-const targetPod = fwk.Pod
+// TargetPod is the event resource of an update to the pending pod itself.
+// The framework sends a hint registered on it only that pod's own updates.
+const TargetPod = fwk.TargetPod
 
-// isTargetPod reports whether updated is pod, the pod being requeued.
-func isTargetPod(pod, updated *v1.Pod) bool { return pod.UID == updated.UID }
+// IsTargetPod reports whether an update event registered on TargetPod is
+// about pod, the pod being requeued: always, since Kubernetes 1.37.
+func IsTargetPod(_, _ *v1.Pod) bool { return true }

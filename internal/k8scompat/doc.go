@@ -1,5 +1,3 @@
-//go:build !k8s1_35 && !k8s1_36
-
 /*
 Copyright The windows-aware Authors.
 
@@ -16,17 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package windowsaware
-
-import (
-	v1 "k8s.io/api/core/v1"
-	fwk "k8s.io/kube-scheduler/framework"
-)
-
-// targetPod is the event resource of an update to the pending pod itself.
-// The framework sends a hint registered on it only that pod's own updates.
-const targetPod = fwk.TargetPod
-
-// isTargetPod reports whether an update event registered on targetPod is
-// about pod, the pod being requeued: always, since Kubernetes 1.37.
-func isTargetPod(_, _ *v1.Pod) bool { return true }
+// Package k8scompat holds what the windows-aware plugins need that differs
+// between the Kubernetes minors they are built for: a file for the newest
+// minor and one, under the build tags k8s1_35 and k8s1_36, for the older
+// ones. No other product code carries a build tag (tests that differ by
+// minor carry the same ones).
+package k8scompat

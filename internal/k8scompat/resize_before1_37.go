@@ -1,4 +1,4 @@
-//go:build !k8s1_35 && !k8s1_36
+//go:build k8s1_35 || k8s1_36
 
 /*
 Copyright The windows-aware Authors.
@@ -16,18 +16,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package windowsaware
+package k8scompat
 
 import (
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/component-helpers/resource"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 )
 
-// resizeDeferred reports whether pod waits for an in-place resize that its
-// node deferred: upstream TaintToleration passes such a pod through Filter
-// (preemption may make room for the resize where it is), and so does
-// OSTaintToleration.
-func resizeDeferred(features feature.Features, pod *v1.Pod) bool {
-	return features.EnableInPlacePodVerticalScalingSchedulerPreemption && resource.IsPodResizeDeferred(pod)
-}
+// ResizeDeferred is always false before Kubernetes 1.37: the scheduler did
+// not yet preempt for deferred in-place resizes, and upstream TaintToleration
+// filters such a pod like any other.
+func ResizeDeferred(feature.Features, *v1.Pod) bool { return false }

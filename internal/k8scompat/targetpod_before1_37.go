@@ -1,0 +1,33 @@
+//go:build k8s1_35 || k8s1_36
+
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package k8scompat
+
+import (
+	v1 "k8s.io/api/core/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+)
+
+// TargetPod is the event resource of an update to the pending pod itself.
+// Before Kubernetes 1.37 the framework had no resource for the pending pod
+// alone: an update of any pod arrives as a Pod event, so the hints check
+// with IsTargetPod that the update is the requeued pod's own.
+const TargetPod = fwk.Pod
+
+// IsTargetPod reports whether updated is pod, the pod being requeued.
+func IsTargetPod(pod, updated *v1.Pod) bool { return pod.UID == updated.UID }
