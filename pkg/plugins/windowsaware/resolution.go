@@ -47,12 +47,10 @@ import (
 // resolution is the plugin's side of image resolution.
 type resolution struct {
 	args *config.ImageResolution
-	// facts are the resolver and what its answers mean; resolver is
-	// facts.Resolver(), which PreEnqueue asks.
-	facts    *imagefacts.Facts
-	resolver *imageinspect.Resolver
-	handle   fwk.Handle
-	clock    clock.WithDelayedExecution
+	// facts are the resolver and what its answers mean.
+	facts  *imagefacts.Facts
+	handle fwk.Handle
+	clock  clock.WithDelayedExecution
 
 	mu sync.Mutex
 	// held are the pods PreEnqueue has held, or whose images failed to
@@ -101,13 +99,9 @@ func startResolution(ctx context.Context, args *config.ImageResolution, decider 
 	if err != nil || facts == nil {
 		return nil, err
 	}
-	res.facts, res.resolver = facts, facts.Resolver()
+	res.facts = facts
 	return res, nil
 }
-
-// inScope reports whether the images of a pod whose OS is os (as the pod
-// or its tags declare it, "" when undeclared) are resolved.
-func (res *resolution) inScope(os string) bool { return res.facts.Resolves(os) }
 
 // PreEnqueue holds a pod while an image it needs is being resolved, at
 // most gateTimeout. It runs under the scheduling queue's lock: it looks
@@ -115,7 +109,7 @@ func (res *resolution) inScope(os string) bool { return res.facts.Resolves(os) }
 // into the queue.
 func (pl *WindowsAware) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 	res := pl.resolution
-	if res == nil || res.args.GateTimeout.Duration == 0 || !res.inScope(pl.decider.DeclaredOS(pod)) {
+	if res == nil || res.args.GateTimeout.Duration == 0 || !res.facts.Resolves(pl.decider.DeclaredOS(pod)) {
 		return nil
 	}
 	var waiting string
@@ -124,12 +118,12 @@ func (pl *WindowsAware) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 		if !pl.decider.WantsRegistry(ref) {
 			return true
 		}
-		r, known := res.resolver.Lookup(ref, pulls)
+		r, known := res.facts.Resolver().Lookup(ref, pulls)
 		switch {
 		case known && r.State == imageinspect.StateResolved:
 			if r.Stale {
 				// Served meanwhile; refreshed in the background.
-				res.resolver.Want(ref, "", pulls)
+				res.facts.Resolver().Want(ref, "", pulls)
 			}
 			return true
 		case known && r.State == imageinspect.StateFailed:
@@ -137,7 +131,7 @@ func (pl *WindowsAware) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 			// same pull secrets, the resolver declines at once and the
 			// pod goes on to onFailure; past it, or with other
 			// secrets, a new attempt is worth waiting for.
-			if !res.resolver.Want(ref, podKey(pod), pulls) {
+			if !res.facts.Resolver().Want(ref, podKey(pod), pulls) {
 				return true
 			}
 		}
@@ -154,7 +148,7 @@ func (pl *WindowsAware) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 	key := podKey(pod)
 	queued := false
 	podneeds.ForEachImage(pod, func(ref string) bool {
-		if pl.decider.WantsRegistry(ref) && res.resolver.Want(ref, key, pulls) {
+		if pl.decider.WantsRegistry(ref) && res.facts.Resolver().Want(ref, key, pulls) {
 			queued = true
 		}
 		return true
@@ -211,7 +205,7 @@ func (res *resolution) activate(key string) {
 // registry could not tell (platformsOf).
 type preFilterFacts struct{ res *resolution }
 
-func (f preFilterFacts) Resolves(declaredOS string) bool { return f.res.inScope(declaredOS) }
+func (f preFilterFacts) Resolves(declaredOS string) bool { return f.res.facts.Resolves(declaredOS) }
 
 func (f preFilterFacts) PlatformsOf(pod *v1.Pod, ref string) (podneeds.Listing, bool, error) {
 	return f.res.platformsOf(pod, ref)
@@ -224,11 +218,11 @@ func (f preFilterFacts) PlatformsOf(pod *v1.Pod, ref string) (podneeds.Listing, 
 // records an Event for what the registry could not tell; queueing hints
 // and tools read imagefacts.Facts, which does neither.
 func (res *resolution) platformsOf(pod *v1.Pod, ref string) (listing podneeds.Listing, known bool, err error) {
-	r, ok := res.resolver.Lookup(ref, imagefacts.PullSecretsOf(pod))
+	r, ok := res.facts.Resolver().Lookup(ref, imagefacts.PullSecretsOf(pod))
 	if !ok {
 		// Not asked yet (a pod PreEnqueue does not hold): ask now, in the
 		// background, for the next attempt.
-		res.resolver.Want(ref, podKey(pod), imagefacts.PullSecretsOf(pod))
+		res.facts.Resolver().Want(ref, podKey(pod), imagefacts.PullSecretsOf(pod))
 	}
 	if !ok || r.State == imageinspect.StatePending {
 		res.warn(pod, ref, fmt.Sprintf("the registry did not tell the platforms of image %q within %s", ref, res.args.GateTimeout.Duration))
@@ -244,7 +238,7 @@ func (res *resolution) platformsOf(pod *v1.Pod, ref string) (listing podneeds.Li
 		// Register the pod for the next attempt (after negativeTTL), so
 		// that a pod kept unschedulable under onFailure Reject is woken
 		// when it succeeds.
-		res.resolver.Want(ref, podKey(pod), imagefacts.PullSecretsOf(pod))
+		res.facts.Resolver().Want(ref, podKey(pod), imagefacts.PullSecretsOf(pod))
 		res.warn(pod, ref, fmt.Sprintf("could not read the platforms of image %q: %v", ref, r.Err))
 		return podneeds.Listing{}, false, res.facts.Failure(ref, r.Err)
 	}
