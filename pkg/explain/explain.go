@@ -60,9 +60,13 @@ func (e *Explainer) Explain(ctx context.Context, templates []Template) (*Report,
 		if err != nil {
 			return nil, err
 		}
-		if tr.Conflict != nil {
+		switch {
+		case tr.Conflict != nil:
 			report.Conflicts++
+		case tr.Nodes != nil && tr.Nodes.Fit == 0:
+			report.NoNode++
 		}
+		tr.Fixes = e.fixes(&tr)
 		report.Templates = append(report.Templates, tr)
 	}
 	return report, nil

@@ -96,6 +96,7 @@ func writeTemplate(w io.Writer, t *TemplateReport, r *Report, releases []windows
 		}
 		field(w, "CONFLICT", "%s: the scheduler leaves the pod Pending with", c.Kind)
 		field(w, "", "0/%s nodes are available: %s.", nodes, c.Message)
+		writeFixes(w, t.Fixes)
 		return
 	}
 	switch {
@@ -134,13 +135,27 @@ func writeTemplate(w io.Writer, t *TemplateReport, r *Report, releases []windows
 				build = fmt.Sprintf("%q (malformed build label)", g.Build)
 			}
 			platform := strings.Join(slices.DeleteFunc([]string{g.OS, build, g.Arch}, func(s string) bool { return s == "" }), " ")
+			if g.Pool != "" {
+				platform = "pool " + g.Pool + ": " + platform
+			}
 			line := fmt.Sprintf("  %-10s %s\t%d/%d fit", "", platform, g.Fit, g.Nodes)
 			if len(g.Reasons) > 0 {
 				line += "\t" + reasons(g.Reasons)
 			}
+			if len(g.Taints) > 0 {
+				line += " (" + strings.Join(g.Taints, ", ") + ")"
+			}
 			fmt.Fprintln(tw, line)
 		}
 		tw.Flush()
+	}
+	writeFixes(w, t.Fixes)
+}
+
+// writeFixes writes what would let the pod run.
+func writeFixes(w io.Writer, fixes []string) {
+	for _, f := range fixes {
+		field(w, "fix", "%s", f)
 	}
 }
 

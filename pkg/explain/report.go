@@ -24,6 +24,9 @@ type Report struct {
 	Templates []TemplateReport `json:"templates"`
 	// Conflicts counts the templates no node can run.
 	Conflicts int `json:"conflicts"`
+	// NoNode counts the templates without a conflict that no node of the
+	// given cluster runs.
+	NoNode int `json:"noNode,omitempty"`
 	// Nodes counts the cluster's nodes, when a cluster was given.
 	Nodes int `json:"nodes,omitempty"`
 	// Skipped are the objects that have no pod template.
@@ -64,6 +67,9 @@ type TemplateReport struct {
 	Conflict *ConflictReport `json:"conflict,omitempty"`
 	// Nodes are the cluster's nodes, grouped, when a cluster was given.
 	Nodes *NodeReport `json:"nodes,omitempty"`
+	// Fixes say what would let the pod run: for a conflict, or when no
+	// node of the cluster runs it.
+	Fixes []string `json:"fixes,omitempty"`
 }
 
 // RuntimeClassReport is a template's RuntimeClass.
@@ -121,9 +127,12 @@ type NodeReport struct {
 	Groups []NodeGroup `json:"groups"`
 }
 
-// NodeGroup is the nodes of one OS, build and architecture.
+// NodeGroup is the nodes of one pool, OS, build and architecture.
 type NodeGroup struct {
-	OS string `json:"os"`
+	// Pool is the node pool, from the label a managed cluster or an
+	// autoscaler puts on its nodes (PoolLabels); "" when none is set.
+	Pool string `json:"pool,omitempty"`
+	OS   string `json:"os"`
 	// Build is the nodes' Windows build, or their build label when it
 	// does not parse (MalformedBuild).
 	Build          string `json:"build,omitempty"`
@@ -133,4 +142,7 @@ type NodeGroup struct {
 	Fit            int    `json:"fit"`
 	// Reasons counts the other nodes by the reason the scheduler gives.
 	Reasons map[string]int `json:"reasons,omitempty"`
+	// Taints are the taints (key=value:effect) that keep the pod off
+	// nodes of the group that would otherwise run it.
+	Taints []string `json:"taints,omitempty"`
 }
