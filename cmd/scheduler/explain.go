@@ -17,47 +17,30 @@ limitations under the License.
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/windows-aware/windows-aware/pkg/explain"
-	"github.com/windows-aware/windows-aware/pkg/windows"
+	"github.com/windows-aware/windows-aware/pkg/kubectlcmd"
 )
 
 // Exit statuses of explain: a conflict is a finding, as a linter's is, told
 // apart from an input that could not be read.
 const (
-	exitError    = 1
-	exitConflict = 2
+	exitError    = kubectlcmd.ExitError
+	exitConflict = kubectlcmd.ExitFinding
 )
 
-// explainOptions are explain's flags and arguments.
-type explainOptions struct {
-	files      []string
-	config     string
-	profile    string
-	kubeconfig string
-	namespace  string
-	allPods    bool
-	output     string
-	refs       []string
-}
-
-// newExplainCommand is "scheduler explain". exit is called with the exit
-// status when it is not zero (os.Exit, except in tests).
+// newExplainCommand is "scheduler explain", which kubectl windows-aware
+// explain runs too; here, a cluster is read only when --kubeconfig names
+// one. exit is called with the exit status when it is not zero (os.Exit,
+// except in tests).
 func newExplainCommand(exit func(int)) *cobra.Command {
-	o := &explainOptions{}
+	o := &kubectlcmd.ExplainOptions{}
+	var kubeconfig, namespace string
 	cmd := &cobra.Command{
 		Use:   "explain [-f FILE]... [--kubeconfig FILE [-n NAMESPACE] [KIND/NAME... | --all-pods]]",
 		Short: "Tell what the windows-aware profile decides about pod templates, before they are deployed",
@@ -65,17 +48,21 @@ func newExplainCommand(exit func(int)) *cobra.Command {
 and every pod template of a Deployment, StatefulSet, DaemonSet, ReplicaSet, Job,
 CronJob, ReplicationController or PodTemplate, the OS and Windows builds it needs,
 where each came from, and the conflict the scheduler would reject it with. Given
-a kubeconfig, also how many nodes of each OS and build fit, and why the others
-do not (by the WindowsAware rule and the OS taints; resources and other
-constraints are not looked at).
+a kubeconfig, also how many nodes of each pool, OS and build fit, why the others
+do not (OS, build, the pod's own selector, a taint; resources and other
+constraints are not looked at), and a fix when there is one.
 
 Manifests are read from files, directories (their .yaml, .yml and .json files)
 or standard input (-f -), such as the output of helm template. A RuntimeClass a
 template names is merged in, as RuntimeClass admission merges it, when it is in
 the input or, given a kubeconfig, in the cluster.
 
-The exit status is 0 when no template has a conflict, 2 when one has (so that
-CI can lint manifests), and 1 when the input cannot be read.`,
+The kubectl plugin, kubectl windows-aware explain, is the same command with
+kubectl's flags (--context, $KUBECONFIG) and --resolve.
+
+The exit status is 0 when no template has a conflict (and, given a cluster,
+every one runs on some node), 2 when one has (so that CI can lint manifests),
+and 1 when the input cannot be read.`,
 		Example: `  scheduler explain -f manifests/examples/
   helm template my-chart | scheduler explain -f - -o json
   scheduler explain --config scheduler-config.yaml -f app.yaml --kubeconfig ~/.kube/config
@@ -83,21 +70,24 @@ CI can lint manifests), and 1 when the input cannot be read.`,
   scheduler explain --kubeconfig ~/.kube/config -n web --all-pods`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.refs = args
-			if code := o.run(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()); code != 0 {
+			o.Refs = args
+			if kubeconfig != "" {
+				o.Connect = func() (*rest.Config, string, error) { return connectKubeconfig(kubeconfig, namespace) }
+			}
+			if code := o.Run(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()); code != 0 {
 				exit(code)
 			}
 			return nil
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringArrayVarP(&o.files, "filename", "f", nil, "manifest file or directory to read; - for standard input (repeatable)")
-	fs.StringVar(&o.config, "config", "", "the scheduler's KubeSchedulerConfiguration file, for its WindowsAware args (default: the default args)")
-	fs.StringVar(&o.profile, "profile", "", "the profile (schedulerName) whose args decide (default: the one that enables WindowsAware)")
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of a cluster: judge its nodes, read RuntimeClasses and live objects from it")
-	fs.StringVarP(&o.namespace, "namespace", "n", "", "namespace of the live objects (default: the kubeconfig context's)")
-	fs.BoolVar(&o.allPods, "all-pods", false, "explain every pod of the namespace")
-	fs.StringVarP(&o.output, "output", "o", "text", "output format: text or json")
+	fs.StringArrayVarP(&o.Files, "filename", "f", nil, "manifest file or directory to read; - for standard input (repeatable)")
+	fs.StringVar(&o.Config, "config", "", "the scheduler's KubeSchedulerConfiguration file, for its WindowsAware args (default: the default args)")
+	fs.StringVar(&o.Profile, "profile", "", "the profile (schedulerName) whose args decide (default: the one that enables WindowsAware)")
+	fs.StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig of a cluster: judge its nodes, read RuntimeClasses and live objects from it")
+	fs.StringVarP(&namespace, "namespace", "n", "", "namespace of the live objects (default: the kubeconfig context's)")
+	fs.BoolVar(&o.AllPods, "all-pods", false, "explain every pod of the namespace")
+	fs.StringVarP(&o.Output, "output", "o", "text", "output format: text, json or yaml")
 	// The scheduler command's help prints its own flag sections; explain
 	// has flags of its own.
 	cmd.SetUsageFunc(func(c *cobra.Command) error {
@@ -112,146 +102,22 @@ CI can lint manifests), and 1 when the input cannot be read.`,
 	return cmd
 }
 
-// run explains and returns the exit status.
-func (o *explainOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) int {
-	report, releases, err := o.explain(ctx, stdin)
-	if err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return exitError
-	}
-	if o.output == "json" {
-		err = explain.WriteJSON(stdout, report)
-	} else {
-		err = explain.WriteText(stdout, report, releases)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return exitError
-	}
-	if report.Conflicts > 0 {
-		return exitConflict
-	}
-	return 0
-}
-
-func (o *explainOptions) explain(ctx context.Context, stdin io.Reader) (*explain.Report, []windows.Release, error) {
-	if o.output != "text" && o.output != "json" {
-		return nil, nil, fmt.Errorf("--output %q: want text or json", o.output)
-	}
-	live := len(o.refs) > 0 || o.allPods
-	if live && o.kubeconfig == "" {
-		return nil, nil, errors.New("live objects need --kubeconfig")
-	}
-	if !live && len(o.files) == 0 {
-		return nil, nil, errors.New("nothing to explain: give -f FILE (- for standard input), or --kubeconfig with KIND/NAME or --all-pods")
-	}
-	profile, err := explain.LoadProfile(o.config, o.profile)
-	if err != nil {
-		return nil, nil, err
-	}
-	explainer, err := explain.NewExplainer(ctx, profile)
-	if err != nil {
-		return nil, nil, err
-	}
-
-	var objects []explain.Object
-	var skipped []explain.Skipped
-	for _, f := range o.files {
-		objs, skips, err := readManifests(f, stdin)
-		if err != nil {
-			return nil, nil, err
-		}
-		objects, skipped = append(objects, objs...), append(skipped, skips...)
-	}
-	var cluster *explain.Cluster
-	if o.kubeconfig != "" {
-		if cluster, err = o.cluster(); err != nil {
-			return nil, nil, err
-		}
-		objs, err := cluster.Objects(ctx, o.refs, o.allPods)
-		if err != nil {
-			return nil, nil, err
-		}
-		objects = append(objects, objs...)
-		if explainer.Nodes, err = cluster.Nodes(ctx); err != nil {
-			return nil, nil, err
-		}
-	}
-	templates, runtimeClasses, others := explain.Inputs(objects)
-	explainer.RuntimeClass = explain.RuntimeClasses(runtimeClasses, cluster)
-	report, err := explainer.Explain(ctx, templates)
-	if err != nil {
-		return nil, nil, err
-	}
-	report.Skipped = append(skipped, others...)
-	return report, explainer.Releases, nil
-}
-
-// cluster connects to the kubeconfig's cluster, in the namespace asked for
-// or the context's.
-func (o *explainOptions) cluster() (*explain.Cluster, error) {
+// connectKubeconfig reads the cluster of a kubeconfig file, and the
+// namespace asked for or its context's.
+func connectKubeconfig(kubeconfig, namespace string) (*rest.Config, string, error) {
 	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		&clientcmd.ClientConfigLoadingRules{ExplicitPath: o.kubeconfig}, &clientcmd.ConfigOverrides{})
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig}, &clientcmd.ConfigOverrides{})
 	cfg, err := loader.ClientConfig()
 	if err != nil {
-		return nil, fmt.Errorf("--kubeconfig %s: %w", o.kubeconfig, err)
+		return nil, "", fmt.Errorf("--kubeconfig %s: %w", kubeconfig, err)
 	}
-	client, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	ns := o.namespace
-	if ns == "" {
-		if ns, _, err = loader.Namespace(); err != nil {
-			return nil, err
+	if namespace == "" {
+		if namespace, _, err = loader.Namespace(); err != nil {
+			return nil, "", err
 		}
-		if ns == "" {
-			ns = v1.NamespaceDefault
+		if namespace == "" {
+			namespace = v1.NamespaceDefault
 		}
 	}
-	return &explain.Cluster{Client: client, Namespace: ns}, nil
-}
-
-// readManifests reads a file, the manifest files of a directory, or
-// standard input for "-".
-func readManifests(path string, stdin io.Reader) ([]explain.Object, []explain.Skipped, error) {
-	if path == "-" {
-		return explain.ReadManifests(stdin, "-")
-	}
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	files := []string{path}
-	if info.IsDir() {
-		entries, err := os.ReadDir(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		files = nil
-		for _, e := range entries {
-			if ext := strings.ToLower(filepath.Ext(e.Name())); !e.IsDir() && slices.Contains([]string{".yaml", ".yml", ".json"}, ext) {
-				files = append(files, filepath.Join(path, e.Name()))
-			}
-		}
-	}
-	var objects []explain.Object
-	var skipped []explain.Skipped
-	for _, f := range files {
-		objs, skips, err := readFile(f)
-		if err != nil {
-			return nil, nil, err
-		}
-		objects, skipped = append(objects, objs...), append(skipped, skips...)
-	}
-	return objects, skipped, nil
-}
-
-func readFile(path string) ([]explain.Object, []explain.Skipped, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	return explain.ReadManifests(f, path)
+	return cfg, namespace, nil
 }

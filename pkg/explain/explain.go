@@ -49,6 +49,12 @@ type Explainer struct {
 	RuntimeClass RuntimeClassLookup
 	// Nodes are the cluster's nodes; nil when no cluster was given.
 	Nodes []*v1.Node
+	// Facts, when set, are what registries list of the images, as the
+	// scheduler's imageResolution reads them; Resolve asks the registries
+	// about one pod's images first, and blocks until they answer. Without
+	// them, images are decided by their tags.
+	Facts   podneeds.Facts
+	Resolve func(ctx context.Context, pod *v1.Pod) error
 }
 
 // Explain reports on every template.
@@ -103,7 +109,12 @@ func (e *Explainer) explain(ctx context.Context, t Template, groups []nodeGroup)
 		}
 	}
 
-	d := e.Decider.Decide(pod, nil)
+	if e.Resolve != nil {
+		if err := e.Resolve(ctx, pod); err != nil {
+			tr.Unresolved = err.Error()
+		}
+	}
+	d := e.Decider.Decide(pod, e.Facts)
 	if d.Conflict() != "" {
 		tr.Conflict = &ConflictReport{Kind: string(d.ConflictKind()), Message: d.Conflict(), RejectedBy: RejectedByScheduler}
 		tr.HostProcess = d.HostProcess()

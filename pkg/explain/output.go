@@ -43,7 +43,11 @@ func WriteText(w io.Writer, r *Report, releases []windows.Release) error {
 		writeTemplate(bw, &t, r, releases)
 		fmt.Fprintln(bw)
 	}
-	fmt.Fprintf(bw, "%d pod template(s), %d with a conflict; profile %s", len(r.Templates), r.Conflicts, r.Profile)
+	fmt.Fprintf(bw, "%d pod template(s), %d with a conflict", len(r.Templates), r.Conflicts)
+	if r.NoNode > 0 {
+		fmt.Fprintf(bw, ", %d that no node runs", r.NoNode)
+	}
+	fmt.Fprintf(bw, "; profile %s", r.Profile)
 	if r.Nodes > 0 {
 		fmt.Fprintf(bw, "; %d node(s)", r.Nodes)
 	}
@@ -84,6 +88,9 @@ func writeTemplate(w io.Writer, t *TemplateReport, r *Report, releases []windows
 	}
 	if t.Published != nil {
 		writePublished(w, t.Published)
+	}
+	if t.Unresolved != "" {
+		field(w, "registry", "%s", t.Unresolved)
 	}
 	if c := t.Conflict; c != nil {
 		if c.RejectedBy == RejectedByAdmission {

@@ -62,6 +62,12 @@ func LoadProfile(file, name string) (Profile, error) {
 	if err != nil {
 		return Profile{}, err
 	}
+	return ParseProfile(data, file, name)
+}
+
+// ParseProfile is LoadProfile of a configuration read from source (a file,
+// or a ConfigMap's key).
+func ParseProfile(data []byte, file, name string) (Profile, error) {
 	obj, gvk, err := kubeschedulerscheme.Codecs.UniversalDecoder().Decode(data, nil, nil)
 	if err != nil {
 		return Profile{}, fmt.Errorf("%s: %w", file, err)

@@ -67,6 +67,9 @@ type TemplateReport struct {
 	Conflict *ConflictReport `json:"conflict,omitempty"`
 	// Nodes are the cluster's nodes, grouped, when a cluster was given.
 	Nodes *NodeReport `json:"nodes,omitempty"`
+	// Unresolved is why a registry did not answer for an image, when
+	// registries were asked: the decision then follows onFailure.
+	Unresolved string `json:"unresolved,omitempty"`
 	// Fixes say what would let the pod run: for a conflict, or when no
 	// node of the cluster runs it.
 	Fixes []string `json:"fixes,omitempty"`

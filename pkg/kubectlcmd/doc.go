@@ -1,0 +1,26 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package kubectlcmd holds the commands of kubectl windows-aware, the
+// kubectl plugin: explain (what the windows-aware profile decides about pod
+// templates, files or live objects, and which pools run them) and status
+// (gated pods, recent refusals, and the cluster's pools by OS and build).
+// They take kubectl's own flags (k8s.io/cli-runtime), so that a kubeconfig,
+// its context and a namespace are chosen as kubectl chooses them.
+//
+// The scheduler binary's explain subcommand runs the same code, with the
+// flags it has always had.
+package kubectlcmd

@@ -1,0 +1,305 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kubectlcmd
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/pager"
+
+	"github.com/windows-aware/windows-aware/pkg/explain"
+	"github.com/windows-aware/windows-aware/pkg/imagefacts"
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/ungate"
+	"github.com/windows-aware/windows-aware/pkg/windows"
+)
+
+// RefusalReasons are the Event reasons with which the scheduler, publish
+// mode and its gate controller tell that a pod was not placed, or not yet.
+var RefusalReasons = []string{
+	"FailedScheduling", // the scheduler's own, for every profile
+	"AutoscalerBlind",  // the scheduler: no pool of the pod's build, and autoscalers cannot see why
+	imagefacts.EventImagePlatformsUnknown,
+	ungate.EventPlatformConflict,
+	ungate.EventPublishRefused,
+}
+
+// Status is what kubectl windows-aware status reports.
+type Status struct {
+	// Pools are the cluster's nodes by pool and platform.
+	Pools []PoolStatus `json:"pools"`
+	// Gated are the pods that publish mode holds until their images'
+	// platforms are known.
+	Gated []GatedPod `json:"gated"`
+	// Refusals are the newest Warning Events of RefusalReasons.
+	Refusals []Refusal `json:"refusals"`
+}
+
+// PoolStatus is the nodes of one pool and platform.
+type PoolStatus struct {
+	Pool  string `json:"pool,omitempty"`
+	OS    string `json:"os"`
+	Build string `json:"build,omitempty"`
+	// Release names the build (ltsc2022).
+	Release string   `json:"release,omitempty"`
+	Arch    string   `json:"arch,omitempty"`
+	Nodes   int      `json:"nodes"`
+	Ready   int      `json:"ready"`
+	Taints  []string `json:"taints,omitempty"`
+}
+
+// GatedPod is a pod held by publish mode's scheduling gate.
+type GatedPod struct {
+	Namespace string      `json:"namespace"`
+	Name      string      `json:"name"`
+	Since     metav1.Time `json:"since"`
+	Images    []string    `json:"images"`
+}
+
+// Refusal is one Event that says a pod was not placed.
+type Refusal struct {
+	Namespace string      `json:"namespace"`
+	Pod       string      `json:"pod"`
+	Reason    string      `json:"reason"`
+	Message   string      `json:"message"`
+	Count     int32       `json:"count,omitempty"`
+	Last      metav1.Time `json:"last"`
+}
+
+// statusOptions are status's flags.
+type statusOptions struct {
+	allNamespaces bool
+	output        string
+	since         time.Duration
+	limit         int
+}
+
+func newStatusCommand(flags *genericclioptions.ConfigFlags) *cobra.Command {
+	o := &statusOptions{}
+	cmd := &cobra.Command{
+		Use:   "status [-A]",
+		Short: "Gated pods, recent refusals, and the cluster's pools by OS and build",
+		Long: `Show what a cluster's operator checks first: the node pools by OS, Windows build
+and architecture, with their Ready nodes and taints; the pods publish mode holds
+at their scheduling gate until their images' platforms are known; and the newest
+Events that say a pod was not placed (FailedScheduling, AutoscalerBlind,
+ImagePlatformsUnknown, PlatformConflict, PublishRefused), in the namespace
+kubectl would use, or every namespace with -A.`,
+		Example: `  kubectl windows-aware status -A
+  kubectl windows-aware status -n web --since 10m -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(o.output); err != nil {
+				return err
+			}
+			cfg, ns, err := connect(flags)
+			if err != nil {
+				return err
+			}
+			client, err := kubernetes.NewForConfig(cfg)
+			if err != nil {
+				return err
+			}
+			if o.allNamespaces {
+				ns = metav1.NamespaceAll
+			}
+			s, err := readStatus(cmd.Context(), client, ns, time.Now().Add(-o.since), o.limit)
+			if err != nil {
+				return err
+			}
+			if o.output != OutputText {
+				return writeStructured(cmd.OutOrStdout(), o.output, s)
+			}
+			return writeStatus(cmd.OutOrStdout(), s, time.Now())
+		},
+	}
+	fs := cmd.Flags()
+	fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "gated pods and refusals of every namespace")
+	fs.StringVarP(&o.output, "output", "o", OutputText, "output format: text, json or yaml")
+	fs.DurationVar(&o.since, "since", time.Hour, "show refusals this recent")
+	fs.IntVar(&o.limit, "limit", 20, "show at most this many refusals")
+	return cmd
+}
+
+// readStatus reads the status from the cluster, a page at a time.
+func readStatus(ctx context.Context, client kubernetes.Interface, ns string, since time.Time, limit int) (*Status, error) {
+	s := &Status{Pools: []PoolStatus{}, Gated: []GatedPod{}, Refusals: []Refusal{}}
+	nodes, err := (&explain.Cluster{Client: client}).Nodes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.Pools = pools(nodes)
+
+	err = pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		return client.CoreV1().Pods(ns).List(ctx, opts)
+	}).EachListItem(ctx, metav1.ListOptions{LabelSelector: publish.LabelGated}, func(obj runtime.Object) error {
+		pod := obj.(*v1.Pod)
+		if !slices.ContainsFunc(pod.Spec.SchedulingGates, func(g v1.PodSchedulingGate) bool { return g.Name == publish.GatePlatform }) {
+			return nil
+		}
+		s.Gated = append(s.Gated, GatedPod{Namespace: pod.Namespace, Name: pod.Name, Since: pod.CreationTimestamp, Images: podneeds.ImageRefs(pod)})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing gated pods: %w", err)
+	}
+	slices.SortFunc(s.Gated, func(a, b GatedPod) int { return a.Since.Compare(b.Since.Time) })
+
+	err = pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		return client.CoreV1().Events(ns).List(ctx, opts)
+	}).EachListItem(ctx, metav1.ListOptions{FieldSelector: "type=Warning,involvedObject.kind=Pod"}, func(obj runtime.Object) error {
+		ev := obj.(*v1.Event)
+		last := lastSeen(ev)
+		if !slices.Contains(RefusalReasons, ev.Reason) || last.Time.Before(since) {
+			return nil
+		}
+		s.Refusals = append(s.Refusals, Refusal{Namespace: ev.InvolvedObject.Namespace, Pod: ev.InvolvedObject.Name,
+			Reason: ev.Reason, Message: ev.Message, Count: ev.Count, Last: last})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing events: %w", err)
+	}
+	slices.SortFunc(s.Refusals, func(a, b Refusal) int { return b.Last.Compare(a.Last.Time) })
+	if len(s.Refusals) > limit {
+		s.Refusals = s.Refusals[:limit]
+	}
+	return s, nil
+}
+
+// lastSeen is when an Event last happened, in whichever field its
+// reporter filled.
+func lastSeen(ev *v1.Event) metav1.Time {
+	switch {
+	case ev.Series != nil && !ev.Series.LastObservedTime.IsZero():
+		return metav1.Time{Time: ev.Series.LastObservedTime.Time}
+	case !ev.LastTimestamp.IsZero():
+		return ev.LastTimestamp
+	case !ev.EventTime.IsZero():
+		return metav1.Time{Time: ev.EventTime.Time}
+	}
+	return ev.CreationTimestamp
+}
+
+// pools groups nodes by pool and platform, as explain does.
+func pools(nodes []*v1.Node) []PoolStatus {
+	type key struct {
+		pool     string
+		platform podneeds.NodePlatform
+	}
+	index := map[key]int{}
+	var out []PoolStatus
+	for _, n := range nodes {
+		k := key{explain.PoolOf(n), podneeds.PlatformOf(n)}
+		i, ok := index[k]
+		if !ok {
+			i = len(out)
+			index[k] = i
+			out = append(out, PoolStatus{Pool: k.pool, OS: k.platform.OS, Build: k.platform.Build, Arch: k.platform.Arch})
+		}
+		p := &out[i]
+		p.Nodes++
+		if ready(n) {
+			p.Ready++
+		}
+		for _, t := range n.Spec.Taints {
+			if s := t.ToString(); !slices.Contains(p.Taints, s) && len(p.Taints) < maxTaints {
+				p.Taints = append(p.Taints, s)
+			}
+		}
+	}
+	releases := releasesKnown()
+	for i := range out {
+		out[i].Release = explain.ReleaseName(releases, out[i].Build)
+	}
+	slices.SortFunc(out, func(a, b PoolStatus) int {
+		return cmp.Or(cmp.Compare(a.OS, b.OS), cmp.Compare(len(a.Build), len(b.Build)), cmp.Compare(a.Build, b.Build),
+			cmp.Compare(a.Arch, b.Arch), cmp.Compare(a.Pool, b.Pool))
+	})
+	return out
+}
+
+// maxTaints bounds the taints shown per pool.
+const maxTaints = 5
+
+func ready(n *v1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == v1.NodeReady {
+			return c.Status == v1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// writeStatus writes the status for people.
+func writeStatus(w io.Writer, s *Status, now time.Time) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "POOL\tOS\tBUILD\tARCH\tNODES\tREADY\tTAINTS")
+	for _, p := range s.Pools {
+		build := p.Build
+		if p.Release != "" {
+			build += " (" + p.Release + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", dash(p.Pool), p.OS, dash(build), dash(p.Arch), p.Nodes, p.Ready, dash(strings.Join(p.Taints, ",")))
+	}
+	fmt.Fprintln(tw)
+	if len(s.Gated) == 0 {
+		fmt.Fprintln(tw, "No pod is held at publish mode's gate.")
+	} else {
+		fmt.Fprintln(tw, "GATED POD\tFOR\tIMAGES")
+		for _, g := range s.Gated {
+			fmt.Fprintf(tw, "%s/%s\t%s\t%s\n", g.Namespace, g.Name, duration.HumanDuration(now.Sub(g.Since.Time)), strings.Join(g.Images, ","))
+		}
+	}
+	fmt.Fprintln(tw)
+	if len(s.Refusals) == 0 {
+		fmt.Fprintln(tw, "No recent refusal.")
+	} else {
+		fmt.Fprintln(tw, "POD\tREASON\tAGO\tMESSAGE")
+		for _, r := range s.Refusals {
+			fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\n", r.Namespace, r.Pod, r.Reason, duration.HumanDuration(now.Sub(r.Last.Time)), r.Message)
+		}
+	}
+	return tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// releasesKnown are the releases builds are named by.
+func releasesKnown() []windows.Release {
+	return slices.Concat(windows.KnownReleases, windows.HostOnlyReleases)
+}
