@@ -16,5 +16,7 @@ limitations under the License.
 
 // Package doccheck holds the checks that keep the project's Markdown pages
 // readable as rendered: every fenced code block closed, and every YAML
-// block one that parses, so that a reader can copy it as it stands.
+// block one that parses, so that a reader can copy it as it stands; and
+// true to the code: the args reference of docs/configure.md lists every
+// field of WindowsAwareArgs with the scheduler's default.
 package doccheck

@@ -305,8 +305,9 @@ func TestValidateUpdateBites(t *testing.T) {
 	}
 }
 
-// TestManualUngatePatch: the patch the README gives for removing the gate
-// by hand removes it alone, wherever it is in the list.
+// TestManualUngatePatch: the patch docs/publish-mode.md and
+// docs/troubleshoot.md give for removing the gate by hand removes it
+// alone, wherever it is in the list.
 func TestManualUngatePatch(t *testing.T) {
 	const manualPatch = `{"metadata":{"labels":{"windows-aware.x-k8s.io/gated":null}},"spec":{"schedulingGates":[{"$patch":"delete","name":"windows-aware.x-k8s.io/platform"}]}}`
 	pod := with(podOf("contoso.azurecr.io/web:1.4.2"), func(p *v1.Pod) {

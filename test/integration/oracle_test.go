@@ -47,10 +47,10 @@ var osTaintKeys = map[string]bool{"os": true, "node.kubernetes.io/os": true}
 
 var buildPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
 
-// nodeBuild is the build a node reports, as the README states the rule,
-// written out independently of package windows: the windows-build label
-// when set (none when malformed), else the first three parts of the
-// kernel version.
+// nodeBuild is the build a node reports, as docs/how-it-decides.md states
+// the rule, written out independently of package windows: the
+// windows-build label when set (none when malformed), else the first three
+// parts of the kernel version.
 func nodeBuild(n *v1.Node) string {
 	if label, ok := n.Labels[v1.LabelWindowsBuild]; ok {
 		if buildPattern.MatchString(label) {

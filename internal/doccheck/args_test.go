@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package doccheck
 
 import (
 	"encoding/json"
@@ -32,10 +32,14 @@ import (
 	configv1 "github.com/windows-aware/windows-aware/pkg/apis/config/v1"
 )
 
-// TestReadmeResolutionArgs: the README's imageResolution table has a row
-// for every field of the args, and no other, with the scheduler's default.
-func TestReadmeResolutionArgs(t *testing.T) {
-	rows := readmeTable(t, "### imageResolution args")
+// argsPage is the page that documents every field of the args.
+const argsPage = repoRoot + "/docs/configure.md"
+
+// TestResolutionArgsDocumented: the imageResolution table of
+// docs/configure.md has a row for every field of the args, and no other,
+// with the scheduler's default.
+func TestResolutionArgsDocumented(t *testing.T) {
+	rows := pageTable(t, argsPage, "## imageResolution args")
 	var args configv1.WindowsAwareArgs
 	configv1.SetDefaults_WindowsAwareArgs(&args)
 	want := map[string]field{}
@@ -51,30 +55,90 @@ func TestReadmeResolutionArgs(t *testing.T) {
 	sort.Strings(wantNames)
 	sort.Strings(gotNames)
 	if diff := cmp.Diff(wantNames, gotNames); diff != "" {
-		t.Fatalf("fields (-args +README):\n%s", diff)
+		t.Fatalf("fields (-args +%s):\n%s", argsPage, diff)
 	}
 	for name, f := range want {
 		wantText := ""
 		if !f.required {
 			wantText = defaultText(f.value)
 		}
-		if got := readmeDefault(rows[name]); got != wantText {
-			t.Errorf("%s: README default %q, scheduler default %q", name, got, wantText)
+		if got := cellDefault(rows[name]); got != wantText {
+			t.Errorf("%s: documented default %q, scheduler default %q", name, got, wantText)
 		}
 	}
 }
 
-// readmeTable returns the rows of the first table after heading, by the
-// field in their first cell, with their second cell.
-func readmeTable(t *testing.T, heading string) map[string]string {
+// TestArgsDocumented: the WindowsAwareArgs table of docs/configure.md has a
+// row for every field of the args, and no other, with the scheduler's
+// default: the fields of osTaints each on a row of its own, imageResolution
+// on one row by its scope (its fields have a table of their own, above).
+func TestArgsDocumented(t *testing.T) {
+	rows := pageTable(t, argsPage, "## WindowsAwareArgs")
+	var args configv1.WindowsAwareArgs
+	configv1.SetDefaults_WindowsAwareArgs(&args)
+	want := map[string]string{}
+	v := reflect.ValueOf(args)
+	for i := range v.NumField() {
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		fv := v.Field(i)
+		switch {
+		case name == "":
+			// TypeMeta, inline.
+		case name == "imageResolution":
+			want[name] = "scope: " + *args.ImageResolution.Scope
+		case fv.Kind() == reflect.Pointer && fv.Elem().Kind() == reflect.Struct:
+			for j := range fv.Elem().NumField() {
+				sub, _, _ := strings.Cut(fv.Elem().Type().Field(j).Tag.Get("json"), ",")
+				want[name+"."+sub] = listText(fv.Elem().Field(j))
+			}
+		default:
+			want[name] = listText(fv)
+		}
+	}
+
+	var wantNames, gotNames []string
+	for n := range want {
+		wantNames = append(wantNames, n)
+	}
+	for n := range rows {
+		gotNames = append(gotNames, n)
+	}
+	sort.Strings(wantNames)
+	sort.Strings(gotNames)
+	if diff := cmp.Diff(wantNames, gotNames); diff != "" {
+		t.Fatalf("fields (-args +%s):\n%s", argsPage, diff)
+	}
+	for name, wantText := range want {
+		if got := cellDefault(rows[name]); got != wantText {
+			t.Errorf("%s: documented default %q, scheduler default %q", name, got, wantText)
+		}
+	}
+}
+
+// listText spells a default as the page does, a list with its items:
+// `[os, node.kubernetes.io/os]`.
+func listText(v reflect.Value) string {
+	if v.Kind() != reflect.Slice || v.Len() == 0 {
+		return defaultText(v)
+	}
+	items := make([]string, v.Len())
+	for i := range v.Len() {
+		items[i] = fmt.Sprint(v.Index(i).Interface())
+	}
+	return "[" + strings.Join(items, ", ") + "]"
+}
+
+// pageTable returns the rows of the first table after heading in page, by
+// the field in their first cell, with their second cell.
+func pageTable(t *testing.T, page, heading string) map[string]string {
 	t.Helper()
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile(page)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, after, ok := strings.Cut(string(data), "\n"+heading+"\n")
 	if !ok {
-		t.Fatalf("README has no %q", heading)
+		t.Fatalf("%s has no %q", page, heading)
 	}
 	rows := map[string]string{}
 	inTable := false
@@ -122,7 +186,7 @@ func flattenFields(prefix string, v reflect.Value, out map[string]field) {
 	}
 }
 
-// defaultText spells a default as the README does: `"None"`, `10s`, `[]`,
+// defaultText spells a default as the page does: `"None"`, `10s`, `[]`,
 // `""`, `false`, or nothing for a field of a list item.
 func defaultText(v reflect.Value) string {
 	if v.Kind() == reflect.Pointer {
@@ -146,9 +210,9 @@ func defaultText(v reflect.Value) string {
 	return fmt.Sprint(v.Interface())
 }
 
-// readmeDefault reads a default cell: its first code span, quotes dropped
+// cellDefault reads a default cell: its first code span, quotes dropped
 // but for "", durations in Go's spelling.
-func readmeDefault(cell string) string {
+func cellDefault(cell string) string {
 	_, rest, ok := strings.Cut(cell, "`")
 	if !ok {
 		return ""
