@@ -68,9 +68,10 @@ help: ## List the targets.
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
 .PHONY: build
-build: ## Build bin/scheduler and bin/admission, static binaries (K8S=1.36: for that Kubernetes minor).
+build: ## Build bin/scheduler, bin/admission and the kubectl plugin bin/kubectl-windows_aware, static binaries (K8S=1.36: for that Kubernetes minor).
 	CGO_ENABLED=0 $(GO) build $(K8S_GOFLAGS) -trimpath -ldflags "$$(hack/ldflags.sh)" -o $(BIN_DIR)/scheduler ./cmd/scheduler
 	CGO_ENABLED=0 $(GO) build $(K8S_GOFLAGS) -trimpath -ldflags "$$(hack/ldflags.sh)" -o $(BIN_DIR)/admission ./cmd/admission
+	CGO_ENABLED=0 $(GO) build $(K8S_GOFLAGS) -trimpath -ldflags "$$(hack/ldflags.sh)" -o $(BIN_DIR)/kubectl-windows_aware ./cmd/kubectl-windows_aware
 
 .PHONY: test
 test: test-unit test-fuzz test-integration ## Everything: unit, fuzz and integration tests.

@@ -41,6 +41,8 @@ const (
 	Scheduler = "scheduler"
 	// Admission is the publish-mode webhook, built beside the scheduler.
 	Admission = "admission"
+	// KubectlPlugin is kubectl windows-aware, built beside the scheduler.
+	KubectlPlugin = "kubectl-windows_aware"
 )
 
 // RepoRoot returns the root of this repository: the nearest directory
@@ -84,7 +86,7 @@ func isRoot(goMod string) bool {
 
 // Binaries are the paths of the programs a cluster runs.
 type Binaries struct {
-	Etcd, KubeAPIServer, ControllerManager, Kubectl, Kwok, Scheduler, Admission string
+	Etcd, KubeAPIServer, ControllerManager, Kubectl, Kwok, Scheduler, Admission, KubectlPlugin string
 }
 
 // MissingError lists the programs FindBinaries could not find.
@@ -100,7 +102,7 @@ func (e *MissingError) Error() string {
 }
 
 // FindBinaries finds the tools named in want (Etcd, KubeAPIServer, ...) and
-// this project's binaries, Scheduler and Admission, if in want.
+// this project's binaries, Scheduler, Admission and KubectlPlugin, if in want.
 //
 // A tool is looked up in toolsDir when set, else in $TOOLS_DIR, on $PATH,
 // and in <repo>/bin/tools. This project's binaries are looked up in binDir
@@ -136,7 +138,7 @@ func FindBinaries(toolsDir, binDir string, want ...string) (Binaries, error) {
 	looked := map[string]bool{}
 	for _, name := range want {
 		dirs := toolDirs
-		if name == Scheduler || name == Admission {
+		if name == Scheduler || name == Admission || name == KubectlPlugin {
 			dirs = schedDirs
 		}
 		path := lookIn(name, dirs)
@@ -165,6 +167,8 @@ func FindBinaries(toolsDir, binDir string, want ...string) (Binaries, error) {
 			b.Scheduler = path
 		case Admission:
 			b.Admission = path
+		case KubectlPlugin:
+			b.KubectlPlugin = path
 		default:
 			return b, fmt.Errorf("unknown program %q", name)
 		}
