@@ -1,0 +1,109 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kubectlcmd
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/windows-aware/windows-aware/internal/fixture"
+	"github.com/windows-aware/windows-aware/pkg/publish"
+)
+
+// TestStatus: pools by pool and platform with their Ready nodes; only the
+// pods that still carry publish mode's gate; only recent refusals, newest
+// first, of the reasons that say a pod was not placed.
+func TestStatus(t *testing.T) {
+	now := time.Now()
+	pooled := func(name, pool string, o fixture.NodeOptions, ready bool) *v1.Node {
+		n := fixture.Node(name, o)
+		n.Labels["karpenter.sh/nodepool"] = pool
+		status := v1.ConditionFalse
+		if ready {
+			status = v1.ConditionTrue
+		}
+		n.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: status}}
+		return n
+	}
+	gated := func(name string, gate string, created time.Time) *v1.Pod {
+		p := fixture.Pod(name, "windows-aware", "example.com/app:1")
+		p.Namespace = "web"
+		p.Labels = map[string]string{publish.LabelGated: "true"}
+		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: gate}}
+		p.CreationTimestamp = metav1.NewTime(created)
+		return p
+	}
+	event := func(name, pod, reason, kind string, ago time.Duration) *v1.Event {
+		return &v1.Event{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "web"}, Type: v1.EventTypeWarning, Reason: reason,
+			Message: reason + " of " + pod, InvolvedObject: v1.ObjectReference{Kind: kind, Namespace: "web", Name: pod},
+			LastTimestamp: metav1.NewTime(now.Add(-ago))}
+	}
+	objects := []runtime.Object{
+		pooled("l1", "general", fixture.NodeOptions{}, true),
+		pooled("w1", "win2022", fixture.NodeOptions{OS: "windows", Build: "10.0.20348"}, true),
+		pooled("w2", "win2022", fixture.NodeOptions{OS: "windows", Build: "10.0.20348"}, false),
+		gated("held", publish.GatePlatform, now.Add(-time.Minute)),
+		gated("released", "other.example.com/gate", now.Add(-time.Minute)),
+		event("e1", "held", "FailedScheduling", "Pod", 5*time.Minute),
+		event("e2", "held", "ImagePlatformsUnknown", "Pod", time.Minute),
+		event("e3", "old", "FailedScheduling", "Pod", 3*time.Hour),
+		event("e4", "other", "BackOff", "Pod", time.Minute),
+	}
+	s, err := readStatus(t.Context(), fake.NewClientset(objects...), "web", now.Add(-time.Hour), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type pool struct {
+		Pool, OS, Build, Release string
+		Nodes, Ready             int
+	}
+	var pools []pool
+	for _, p := range s.Pools {
+		pools = append(pools, pool{p.Pool, p.OS, p.Build, p.Release, p.Nodes, p.Ready})
+	}
+	wantPools := []pool{{"general", "linux", "", "", 1, 1}, {"win2022", "windows", "10.0.20348", "ltsc2022", 2, 1}}
+	if diff := cmp.Diff(wantPools, pools); diff != "" {
+		t.Errorf("pools (-want +got):\n%s", diff)
+	}
+	if len(s.Gated) != 1 || s.Gated[0].Name != "held" {
+		t.Errorf("gated %+v, want only pod held", s.Gated)
+	}
+	var refusals []string
+	for _, r := range s.Refusals {
+		refusals = append(refusals, r.Pod+" "+r.Reason)
+	}
+	if diff := cmp.Diff([]string{"held ImagePlatformsUnknown", "held FailedScheduling"}, refusals); diff != "" {
+		t.Errorf("refusals (-want +got):\n%s", diff)
+	}
+	var out bytes.Buffer
+	if err := writeStatus(&out, s, now); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"win2022  windows  10.0.20348 (ltsc2022)", "web/held", "ImagePlatformsUnknown"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, out.String())
+		}
+	}
+}
