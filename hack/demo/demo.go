@@ -129,6 +129,9 @@ func (d *demo) node(p pool, i int) *v1.Node {
 	if p.os == oracle.Windows {
 		o.Taints = []v1.Taint{fixture.WindowsTaint}
 	}
+	// The pool label, as AKS sets it, lets kubectl windows-aware name the
+	// pool that does or does not run a pod.
+	o.Labels = map[string]string{"agentpool": p.prefix}
 	n := fixture.Node(fmt.Sprintf("%s-%04d", p.prefix, i), o)
 	// kwok makes them Ready (its node-initialize stage plays on nodes
 	// without a Ready condition).
