@@ -30,6 +30,7 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 
 	_ "github.com/windows-aware/windows-aware/pkg/apis/config/scheme" // WindowsAwareArgs in the config scheme
+	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
 )
 
@@ -37,7 +38,7 @@ import (
 func plugins() []app.Option {
 	return []app.Option{
 		app.WithPlugin(windowsaware.Name, windowsaware.New),
-		app.WithPlugin(windowsaware.OSTaintTolerationName, windowsaware.NewOSTaintToleration),
+		app.WithPlugin(ostainttoleration.Name, ostainttoleration.New),
 	}
 }
 

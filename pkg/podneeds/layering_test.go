@@ -25,7 +25,9 @@ import (
 // TestLayering: the decision imports no scheduler and no client, and the
 // programs that share it with the scheduler (publish mode's webhook and
 // gate controller, explain) reach it without a scheduler plugin, so that
-// none of them can decide by a rule of its own.
+// none of them can decide by a rule of its own; nor does the kubectl
+// plugin. OSTaintToleration reads WindowsAware's decision without
+// importing it.
 func TestLayering(t *testing.T) {
 	const module = "github.com/windows-aware/windows-aware/"
 	tests := []struct {
@@ -38,6 +40,11 @@ func TestLayering(t *testing.T) {
 		{"../explain", []string{module + "pkg/plugins"}},
 		{"../ungate", []string{module + "pkg/plugins"}},
 		{"../../cmd/admission", []string{module + "pkg/plugins"}},
+		{"../kubectlcmd", []string{module + "pkg/plugins"}},
+		{"../../cmd/kubectl-windows_aware", []string{module + "pkg/plugins"}},
+		// OSTaintToleration reads WindowsAware's decision through osmatch.
+		{"../plugins/ostainttoleration", []string{module + "pkg/plugins/windowsaware"}},
+		{"../nodeclasses", []string{"k8s.io/kubernetes/pkg/scheduler", "k8s.io/kube-scheduler", module + "pkg/plugins"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.pkg, func(t *testing.T) {

@@ -160,4 +160,3 @@ func writeTwoContexts(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
-

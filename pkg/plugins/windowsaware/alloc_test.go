@@ -22,13 +22,15 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 )
 
 // TestFilterAllocations holds the hot path to its budget: nothing for a node
 // that passes, one Status for a node that is rejected.
 func TestFilterAllocations(t *testing.T) {
 	pl, _ := newWindowsAware(defaultArgs())
-	taints, _ := NewOSTaintToleration(context.Background(), nil, nil)
+	taints, _ := ostainttoleration.New(context.Background(), nil, nil)
 	filter := func(p *v1.Pod, n *v1.Node) (allocs float64, passed bool) {
 		state := newState()
 		if _, s := pl.PreFilter(context.Background(), state, p, nil); !s.IsSuccess() {

@@ -24,6 +24,7 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
@@ -96,7 +97,7 @@ func (pl *WindowsAware) nodeAutoscalersWouldUse(logger klog.Logger, r *requireme
 		}
 		status := statuses.Get(node.Name)
 		switch status.Plugin() {
-		case Name, OSTaintTolerationName:
+		case Name, ostainttoleration.Name:
 		case "":
 			// A node PreFilter left out of the pod's node list carries
 			// the scheduler's status for absent nodes, which names no

@@ -35,6 +35,8 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
+
+	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 )
 
 // fullNodes stands for NodeResourcesFit on nodes without room: it rejects
@@ -84,7 +86,7 @@ func newBlindRun(t *testing.T, nodes []*v1.Node, full ...string) *blindRun {
 		tf.RegisterBindPlugin(defaultbinder.Name, defaultbinder.New),
 		tf.RegisterPluginAsExtensions(Name, withArgs, "PreFilter", "Filter"),
 		enableAtPostFilter(Name),
-		tf.RegisterPluginAsExtensions(OSTaintTolerationName, NewOSTaintToleration, "Filter"),
+		tf.RegisterPluginAsExtensions(ostainttoleration.Name, ostainttoleration.New, "Filter"),
 		tf.RegisterPluginAsExtensions("NodeResourcesFit", resources, "Filter"),
 	}, "windows-aware",
 		frameworkruntime.WithSnapshotSharedLister(cache.NewSnapshot(nil, nodes)),

@@ -23,6 +23,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
@@ -117,8 +118,8 @@ func TestTaintsRepel(t *testing.T) {
 			if repels != tt.want {
 				t.Fatalf("TaintsRepel = %v, want %v", repels, tt.want)
 			}
-			if repels && reason != ErrReasonUntoleratedTaint {
-				t.Errorf("reason %q, want %q", reason, ErrReasonUntoleratedTaint)
+			if repels && reason != ostainttoleration.ErrReasonUntoleratedTaint {
+				t.Errorf("reason %q, want %q", reason, ostainttoleration.ErrReasonUntoleratedTaint)
 			}
 		})
 	}

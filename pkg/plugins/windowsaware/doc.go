@@ -14,24 +14,21 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package windowsaware holds the scheduler plugins of the windows-aware
-// profile. The rules live in package windows (what an image needs, which
-// host runs it, windows.Mode.Fit) and the decision built on them in
-// package podneeds (what a pod needs, Decision.Fits), which the webhook,
-// the gate controller and explain call too; this package feeds them from
-// the scheduler and keeps them off the per-node path:
+// Package windowsaware holds the WindowsAware scheduler plugin of the
+// windows-aware profile. The rules live in package windows (what an image
+// needs, which host runs it, windows.Mode.Fit) and the decision built on
+// them in package podneeds (what a pod needs, Decision.Fits), which the
+// webhook, the gate controller and explain call too; this package feeds
+// them from the scheduler and keeps them off the per-node path.
 //
-//   - WindowsAware asks podneeds in PreFilter which OS and which Windows
-//     platforms a pod needs (requirements.go) and its verdict on each node
-//     class (nodeclasses.go: nodes alike in OS, architecture and build,
-//     classified once per node object from the node informer); Filter and
-//     Score look a node's class up and index the verdict, reading labels
-//     only for a node object the class table does not hold yet. For a
-//     Windows pod PreFilter also names the nodes that can run it
-//     (narrow.go).
-//   - OSTaintToleration takes the place of TaintToleration's Filter, letting
-//     a pod that WindowsAware matched to an OS tolerate that OS's taints
-//     (os=windows:NoSchedule) without a toleration of its own. It reads
-//     that match from WindowsAware's cycle state; without it, it is
-//     upstream TaintToleration.
+// PreFilter asks podneeds which OS and which Windows platforms a pod needs
+// (requirements.go) and its verdict on each node class (package
+// nodeclasses: nodes alike in OS, architecture and build, classified once
+// per node object from the node informer); Filter and Score look a node's
+// class up and index the verdict, reading labels only for a node object
+// the class table does not hold yet. For a Windows pod PreFilter also names
+// the nodes that can run it (narrow.go). What PreFilter decides is left in
+// the cycle state as an osmatch.Match for the OSTaintToleration plugin
+// (package ostainttoleration), which takes the place of TaintToleration's
+// Filter.
 package windowsaware

@@ -35,12 +35,6 @@ func TestEventsToRegister(t *testing.T) {
 		events[1].Event.Resource != k8scompat.TargetPod || events[1].Event.ActionType != fwk.Update {
 		t.Errorf("WindowsAware events = %+v, %v", events, err)
 	}
-	taints := &OSTaintToleration{}
-	events, err = taints.EventsToRegister(t.Context())
-	if err != nil || len(events) != 2 || events[0].Event.ActionType != fwk.Add|fwk.UpdateNodeTaint ||
-		events[1].Event.Resource != k8scompat.TargetPod || events[1].Event.ActionType != fwk.UpdatePodToleration {
-		t.Errorf("OSTaintToleration events = %+v, %v", events, err)
-	}
 }
 
 func TestWindowsAwareQueueingHint(t *testing.T) {
@@ -63,39 +57,6 @@ func TestWindowsAwareQueueingHint(t *testing.T) {
 		{"a pod that contradicts itself never requeues", pod(img2019, img2022).Obj(), nil, w2025, fwk.QueueSkip},
 	}
 	pl, _ := newWindowsAware(defaultArgs())
-	checkHints(t, pl.isSchedulableAfterNodeChange, tests)
-}
-
-func TestOSTaintTolerationQueueingHint(t *testing.T) {
-	gpu := v1.Taint{Key: "gpu", Value: "x", Effect: v1.TaintEffectNoSchedule}
-	tests := []hintCase{
-		{"node with only the OS taint added", pod(img2019).Obj(), nil, windowsNode("w", "10.0.17763", ""), fwk.Queue},
-		{"node with an unrelated taint added", pod(img2019).Obj(), nil, windowsNode("w", "10.0.17763", "", osTaint, gpu), fwk.QueueSkip},
-		{"unrelated taint removed", pod(img2019).Obj(), windowsNode("w", "10.0.17763", "", osTaint, gpu), windowsNode("w", "10.0.17763", "", osTaint), fwk.Queue},
-		{"unrelated taint still there", pod(img2019).Obj(), windowsNode("w", "10.0.17763", "", gpu), windowsNode("w", "10.0.17763", "", gpu, osTaint), fwk.QueueSkip},
-	}
-	pl := &OSTaintToleration{}
-	checkHints(t, pl.isSchedulableAfterNodeChange, tests)
-}
-
-// TestOSTaintTolerationHintOnUnlabelledNode: a node with no OS label has no
-// OS taint, so a taint whose value is empty is an ordinary taint there. A
-// pod it repelled is queued once it is lifted, as upstream TaintToleration
-// queues it, instead of waiting for the periodic flush.
-func TestOSTaintTolerationHintOnUnlabelledNode(t *testing.T) {
-	emptyValue := v1.Taint{Key: "os", Effect: v1.TaintEffectNoSchedule}
-	keyOnly := v1.Taint{Key: "example.com/drain", Effect: v1.TaintEffectNoSchedule}
-	unlabelled := func(taints ...v1.Taint) *v1.Node {
-		return st.MakeNode().Name("n").Taints(taints).Obj()
-	}
-	tests := []hintCase{
-		{"empty-value taint lifted", pod(imgLinux).Obj(), unlabelled(emptyValue), unlabelled(), fwk.Queue},
-		{"key-only taint lifted", pod(imgLinux).Obj(), unlabelled(keyOnly), unlabelled(), fwk.Queue},
-		{"untainted node added", pod(imgLinux).Obj(), nil, unlabelled(), fwk.Queue},
-		{"node added with an empty-value taint", pod(imgLinux).Obj(), nil, unlabelled(emptyValue), fwk.QueueSkip},
-		{"one of two empty-value taints lifted", pod(imgLinux).Obj(), unlabelled(emptyValue, keyOnly), unlabelled(keyOnly), fwk.QueueSkip},
-	}
-	pl := &OSTaintToleration{}
 	checkHints(t, pl.isSchedulableAfterNodeChange, tests)
 }
 

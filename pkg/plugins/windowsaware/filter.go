@@ -23,6 +23,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/windows-aware/windows-aware/pkg/nodeclasses"
+	"github.com/windows-aware/windows-aware/pkg/plugins/osmatch"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
@@ -52,7 +54,7 @@ var reasonsOf = [...][]string{
 
 // preFilterStateKey is where PreFilter leaves a pod's requirements for
 // Filter, Score and OSTaintToleration.
-const preFilterStateKey fwk.StateKey = "PreFilter" + Name
+const preFilterStateKey = osmatch.StateKey
 
 // Clone returns the state itself: requirements never change once worked out.
 func (r *requirements) Clone() fwk.StateData { return r }
@@ -69,7 +71,7 @@ func (pl *WindowsAware) PreFilter(_ context.Context, state fwk.CycleState, pod *
 	if r.NeedsNothing() {
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
-	pl.judgeClasses(r, pl.classes.current())
+	pl.judgeClasses(r, pl.classes.Current())
 	names := pl.narrow(r, pod, nodes)
 	state.Write(preFilterStateKey, r)
 	if names != nil {
@@ -81,25 +83,25 @@ func (pl *WindowsAware) PreFilter(_ context.Context, state fwk.CycleState, pod *
 
 // judgeClasses works out the pod's verdict and raw score on every class of
 // t.
-func (pl *WindowsAware) judgeClasses(r *requirements, t *classTable) {
+func (pl *WindowsAware) judgeClasses(r *requirements, t *nodeclasses.Table) {
 	r.classes = t
-	r.fits = make([]windows.Fit, len(t.hosts))
-	for i := range t.hosts {
-		r.fits[i] = r.Fits(&t.hosts[i])
+	r.fits = make([]windows.Fit, t.Len())
+	for i := range r.fits {
+		r.fits[i] = r.Fits(t.Host(int32(i)))
 	}
 	if !r.NamesBuilds() {
 		return
 	}
-	r.scores = make([]int64, len(t.hosts))
-	for i := range t.hosts {
-		r.scores[i] = r.score(&t.hosts[i])
+	r.scores = make([]int64, t.Len())
+	for i := range r.scores {
+		r.scores[i] = r.score(t.Host(int32(i)))
 	}
 }
 
 // fit is the pod's verdict on a node: its class's, or, for a node object
 // the class table does not hold yet, the verdict on its labels.
 func (pl *WindowsAware) fit(r *requirements, node *v1.Node) windows.Fit {
-	if c, ok := r.classes.class(node); ok {
+	if c, ok := r.classes.Class(node); ok {
 		return r.fits[c]
 	}
 	return r.FitsNode(node)

@@ -28,6 +28,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 )
 
 var linuxNodes = []string{"linux", "linux-beta"}
@@ -130,7 +131,7 @@ func TestFilterReasons(t *testing.T) {
 	// An unrelated taint still repels a windows pod, with upstream's reason.
 	gpu := windowsNode("win2022-gpu", "10.0.20348", "10.0.20348.1", osTaint, v1.Taint{Key: "gpu", Value: "true", Effect: v1.TaintEffectNoSchedule})
 	_, verdicts = feasible(t, newFramework(t, defaultArgs(), []*v1.Node{gpu}), pod(img2022).Obj(), []*v1.Node{gpu})
-	if diff := cmp.Diff(map[string][]string{"win2022-gpu": {ErrReasonUntoleratedTaint}}, verdicts); diff != "" {
+	if diff := cmp.Diff(map[string][]string{"win2022-gpu": {ostainttoleration.ErrReasonUntoleratedTaint}}, verdicts); diff != "" {
 		t.Errorf("unrelated taint (-want +got):\n%s", diff)
 	}
 }

@@ -34,6 +34,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
+	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 )
 
 // The images of the tests, one per release the facts table names.
@@ -136,7 +137,7 @@ func newFramework(t testing.TB, args *config.WindowsAwareArgs, nodes []*v1.Node)
 		tf.RegisterQueueSortPlugin(queuesort.Name, queuesort.New),
 		tf.RegisterBindPlugin(defaultbinder.Name, defaultbinder.New),
 		tf.RegisterPluginAsExtensions(Name, withArgs, "PreFilter", "Filter", "PreScore", "Score"),
-		tf.RegisterPluginAsExtensions(OSTaintTolerationName, NewOSTaintToleration, "Filter"),
+		tf.RegisterPluginAsExtensions(ostainttoleration.Name, ostainttoleration.New, "Filter"),
 	}, "windows-aware", frameworkruntime.WithSnapshotSharedLister(cache.NewSnapshot(nil, nodes)))
 	if err != nil {
 		t.Fatalf("building the framework: %v", err)

@@ -60,7 +60,7 @@ func (pl *WindowsAware) narrow(r *requirements, pod *v1.Pod, nodes []fwk.NodeInf
 		return nil
 	}
 	var f fitting
-	if r.classes.holdsAll(len(nodes)) {
+	if r.classes.HoldsAll(len(nodes)) {
 		f = fittingByClass(r)
 	} else {
 		f = pl.fittingByNode(r, nodes)
@@ -86,11 +86,11 @@ func fittingByClass(r *requirements) fitting {
 	f := fitting{uniform: !r.Target().HasRevision}
 	first := int64(-1)
 	for c, fit := range r.fits {
-		if fit != windows.Fits || len(t.names[c]) == 0 {
+		if fit != windows.Fits || len(t.Names(int32(c))) == 0 {
 			continue
 		}
 		classes = append(classes, int32(c))
-		f.count += len(t.names[c])
+		f.count += len(t.Names(int32(c)))
 		if r.scores != nil {
 			if first >= 0 && r.scores[c] != first {
 				f.uniform = false
@@ -98,7 +98,7 @@ func fittingByClass(r *requirements) fitting {
 			first = r.scores[c]
 		}
 	}
-	f.names = func() sets.Set[string] { return t.union(classes, f.count) }
+	f.names = func() sets.Set[string] { return t.Union(classes, f.count) }
 	return f
 }
 
@@ -111,7 +111,7 @@ func (pl *WindowsAware) fittingByNode(r *requirements, nodes []fwk.NodeInfo) fit
 	first := int64(-1)
 	for i, ni := range nodes {
 		node := ni.Node()
-		c, known := r.classes.class(node)
+		c, known := r.classes.Class(node)
 		var fit windows.Fit
 		var score int64
 		switch {

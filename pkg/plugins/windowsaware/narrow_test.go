@@ -154,7 +154,7 @@ func TestNarrowingByClassNamesWhatAWalkNames(t *testing.T) {
 			t.Run(cluster+": "+name, func(t *testing.T) {
 				walked, _ := classedPlugin(t)
 				classed, _ := classedPlugin(t, nodes...)
-				if !classed.classes.current().holdsAll(len(nodes)) {
+				if !classed.classes.Current().HoldsAll(len(nodes)) {
 					t.Fatal("the class table does not hold every node")
 				}
 				wantNames, wantSkip := narrowed(t, walked, p, nodes)

@@ -19,17 +19,14 @@ package windowsaware
 import (
 	"context"
 	"fmt"
-	"reflect"
-	"slices"
 	"sync"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/cache"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/windows-aware/windows-aware/pkg/nodeclasses"
 )
 
 // classedPlugin is a WindowsAware whose class table has been told of nodes
@@ -40,7 +37,7 @@ func classedPlugin(t *testing.T, nodes ...*v1.Node) (*WindowsAware, cache.Resour
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := pl.classes.handler()
+	h := pl.classes.Handler()
 	for _, n := range nodes {
 		h.OnAdd(n, true)
 	}
@@ -61,6 +58,8 @@ func passes(t *testing.T, pl *WindowsAware, pod *v1.Pod, node *v1.Node) bool {
 // been told yet, a node is judged by the facts of the object the snapshot
 // holds.
 func TestClassTableNeverJudgesByOldFacts(t *testing.T) {
+	// nodeEvent is an informer's add (old nil), update, or delete (new nil).
+	type nodeEvent struct{ old, new *v1.Node }
 	var (
 		w2019     = windowsNode("w", "10.0.17763", "")
 		w2022     = windowsNode("w", "10.0.20348", "")
@@ -71,19 +70,19 @@ func TestClassTableNeverJudgesByOldFacts(t *testing.T) {
 	tests := []struct {
 		name string
 		// told are the node events the table receives, in order.
-		told []nodeChange
+		told []nodeEvent
 		// snapshot is the object the scheduler's snapshot holds.
 		snapshot *v1.Node
 		want     bool
 	}{
-		{name: "label flipped between cycles, table told", told: []nodeChange{{new: w2019}, {old: w2019, new: w2022}}, snapshot: w2022, want: false},
-		{name: "label flipped, table not told yet", told: []nodeChange{{new: w2019}}, snapshot: w2022, want: false},
-		{name: "label fixed, table not told yet", told: []nodeChange{{new: wBanana}}, snapshot: w2019, want: true},
-		{name: "label broken, table not told yet", told: []nodeChange{{new: w2019}}, snapshot: wBanana, want: false},
-		{name: "deleted and re-added under the same name as another build", told: []nodeChange{{new: w2019}, {old: w2019}, {new: readded22}}, snapshot: readded22, want: false},
-		{name: "deleted, re-added as another build, table told of the delete only", told: []nodeChange{{new: w2019}, {old: w2019}}, snapshot: readded22, want: false},
-		{name: "deleted and re-added as the pod's build", told: []nodeChange{{new: w2022}, {old: w2022}, {new: w2019}}, snapshot: w2019, want: true},
-		{name: "turned into a linux node", told: []nodeChange{{new: w2019}}, snapshot: wLinux, want: false},
+		{name: "label flipped between cycles, table told", told: []nodeEvent{{new: w2019}, {old: w2019, new: w2022}}, snapshot: w2022, want: false},
+		{name: "label flipped, table not told yet", told: []nodeEvent{{new: w2019}}, snapshot: w2022, want: false},
+		{name: "label fixed, table not told yet", told: []nodeEvent{{new: wBanana}}, snapshot: w2019, want: true},
+		{name: "label broken, table not told yet", told: []nodeEvent{{new: w2019}}, snapshot: wBanana, want: false},
+		{name: "deleted and re-added under the same name as another build", told: []nodeEvent{{new: w2019}, {old: w2019}, {new: readded22}}, snapshot: readded22, want: false},
+		{name: "deleted, re-added as another build, table told of the delete only", told: []nodeEvent{{new: w2019}, {old: w2019}}, snapshot: readded22, want: false},
+		{name: "deleted and re-added as the pod's build", told: []nodeEvent{{new: w2022}, {old: w2022}, {new: w2019}}, snapshot: w2019, want: true},
+		{name: "turned into a linux node", told: []nodeEvent{{new: w2019}}, snapshot: wLinux, want: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -128,21 +127,21 @@ func TestClassTableLookupIsUsed(t *testing.T) {
 func TestClassTableRebuildsPastMaxClasses(t *testing.T) {
 	pl, h := classedPlugin(t)
 	var nodes []*v1.Node
-	for i := range maxClasses + 10 {
+	for i := range nodeclasses.MaxClasses + 10 {
 		n := windowsNode(fmt.Sprintf("w%d", i), "10.0.17763", fmt.Sprintf("10.0.17763.%d", i))
 		nodes = append(nodes, n)
 		h.OnAdd(n, false)
 	}
-	pl.classes.current()
-	for _, n := range nodes[:maxClasses] {
+	pl.classes.Current()
+	for _, n := range nodes[:nodeclasses.MaxClasses] {
 		h.OnDelete(n)
 	}
-	table := pl.classes.current()
-	if got := len(table.hosts); got > maxClasses {
+	table := pl.classes.Current()
+	if got := table.Len(); got > nodeclasses.MaxClasses {
 		t.Fatalf("table keeps %d classes", got)
 	}
-	for _, n := range nodes[maxClasses:] {
-		if _, ok := table.class(n); !ok {
+	for _, n := range nodes[nodeclasses.MaxClasses:] {
+		if _, ok := table.Class(n); !ok {
 			t.Errorf("node %s lost from the table", n.Name)
 		}
 		if !passes(t, pl, pod(img2019).Obj(), n) {
@@ -236,113 +235,4 @@ func TestWithoutPreFilter(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestClassTableNamesEachClassesNodes: after any sequence of node events,
-// each class's set names exactly the nodes the table holds in that class,
-// and a generation once published never changes.
-func TestClassTableNamesEachClassesNodes(t *testing.T) {
-	var (
-		a2019    = windowsNode("a", "10.0.17763", "")
-		a2019bis = windowsNode("a", "10.0.17763", "") // a status update: a new object, the same facts
-		a2022    = windowsNode("a", "10.0.20348", "")
-		b2019    = windowsNode("b", "10.0.17763", "")
-		bLinux   = linuxNode("b")
-		c2025    = windowsNode("c", "10.0.26100", "")
-	)
-	tests := []struct {
-		name string
-		// batches of events; the table is brought up to date after each.
-		batches [][]nodeChange
-	}{
-		{name: "adds", batches: [][]nodeChange{{{new: a2019}, {new: b2019}, {new: c2025}}}},
-		{name: "status update keeps the set", batches: [][]nodeChange{{{new: a2019}}, {{old: a2019, new: a2019bis}}}},
-		{name: "relabel moves the name", batches: [][]nodeChange{{{new: a2019}, {new: b2019}}, {{old: a2019, new: a2022}}}},
-		{name: "relabel and back in one batch", batches: [][]nodeChange{{{new: a2019}}, {{old: a2019, new: a2022}, {old: a2022, new: a2019bis}}}},
-		{name: "delete empties the class", batches: [][]nodeChange{{{new: b2019}}, {{old: b2019}}}},
-		{name: "turned into a linux node", batches: [][]nodeChange{{{new: b2019}, {new: a2019}}, {{old: b2019, new: bLinux}}}},
-		{name: "deleted and re-added as another build", batches: [][]nodeChange{{{new: a2019}}, {{old: a2019}, {new: a2022}}}},
-		{name: "a delete the table never saw an add for", batches: [][]nodeChange{{{new: a2019}}, {{old: b2019}}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := newNodeClasses()
-			var published []*classTable
-			var frozen []map[int32][]string
-			for _, batch := range tt.batches {
-				for _, ch := range batch {
-					c.queue(ch)
-				}
-				table := c.current()
-				want := map[int32][]string{}
-				for node, id := range table.classOf {
-					want[id] = append(want[id], node.Name)
-				}
-				if diff := cmp.Diff(want, namesByClass(table), cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
-					t.Errorf("class sets (-the table's nodes +its sets):\n%s", diff)
-				}
-				published = append(published, table)
-				frozen = append(frozen, namesByClass(table))
-			}
-			for i, table := range published {
-				if diff := cmp.Diff(frozen[i], namesByClass(table)); diff != "" {
-					t.Errorf("generation %d changed after it was published (-then +now):\n%s", i, diff)
-				}
-			}
-		})
-	}
-}
-
-// namesByClass lists the non-empty sets of t, sorted.
-func namesByClass(t *classTable) map[int32][]string {
-	out := map[int32][]string{}
-	for id, names := range t.names {
-		if len(names) > 0 {
-			out[int32(id)] = sets.List(names)
-		}
-	}
-	return out
-}
-
-// TestClassUnionsAreBuiltOncePerGeneration: the pods that fit the same
-// classes get the same union; another combination, or a new generation,
-// gets its own.
-func TestClassUnionsAreBuiltOncePerGeneration(t *testing.T) {
-	c := newNodeClasses()
-	for _, n := range testNodes() {
-		c.queue(nodeChange{new: n})
-	}
-	table := c.current()
-	all := make([]int32, len(table.hosts))
-	for i := range all {
-		all[i] = int32(i)
-	}
-	same := func(a, b sets.Set[string]) bool { return reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer() }
-
-	first := table.union(all, len(testNodes()))
-	if got := sets.List(first); !cmp.Equal(got, sets.List(sets.New(nodeNames(testNodes())...))) {
-		t.Fatalf("union of every class = %v", got)
-	}
-	if !same(first, table.union(slices.Clone(all), len(testNodes()))) {
-		t.Error("a second pod fitting the same classes got a union built again")
-	}
-	if same(first, table.union(all[1:], len(testNodes()))) {
-		t.Error("another combination of classes got the same union")
-	}
-	c.queue(nodeChange{new: windowsNode("new", "10.0.17763", "10.0.17763.4131")}) // win2019's class
-	next := c.current()
-	if len(next.hosts) != len(all) {
-		t.Fatalf("the new node made a class of its own")
-	}
-	if u := next.union(all, len(testNodes())+1); same(first, u) || !u.Has("new") {
-		t.Errorf("a new generation reused the old union: %v", sets.List(u))
-	}
-}
-
-func nodeNames(nodes []*v1.Node) []string {
-	var names []string
-	for _, n := range nodes {
-		names = append(names, n.Name)
-	}
-	return names
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
 	"github.com/windows-aware/windows-aware/pkg/apis/config/validation"
+	"github.com/windows-aware/windows-aware/pkg/nodeclasses"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
@@ -40,7 +41,7 @@ const Name = config.PluginName
 type WindowsAware struct {
 	args    config.WindowsAwareArgs
 	decider *podneeds.Decider
-	classes *nodeClasses
+	classes *nodeclasses.Classes
 	// resolution reads image platforms from registries; nil when off.
 	resolution *resolution
 	// classesSynced reports whether the class table's informer handler
@@ -91,7 +92,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		// The scheduler's own node informer: its objects are the ones the
 		// snapshot holds, which the class table is keyed by.
 		informer := h.SharedInformerFactory().Core().V1().Nodes().Informer()
-		reg, err := informer.AddEventHandler(pl.classes.handler())
+		reg, err := informer.AddEventHandler(pl.classes.Handler())
 		if err != nil {
 			return nil, fmt.Errorf("watching nodes: %w", err)
 		}
@@ -133,7 +134,7 @@ func newWindowsAware(args *config.WindowsAwareArgs) (*WindowsAware, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &WindowsAware{args: *args, decider: decider, classes: newNodeClasses(), blindReported: lru.New(maxBlindReported)}, nil
+	return &WindowsAware{args: *args, decider: decider, classes: nodeclasses.New(), blindReported: lru.New(maxBlindReported)}, nil
 }
 
 // decodeArgs accepts the internal args the scheduler's configuration

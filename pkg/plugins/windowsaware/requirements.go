@@ -19,6 +19,8 @@ package windowsaware
 import (
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/windows-aware/windows-aware/pkg/nodeclasses"
+	"github.com/windows-aware/windows-aware/pkg/plugins/osmatch"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
@@ -36,9 +38,20 @@ type requirements struct {
 	// classes are the node classes known when PreFilter ran, and fits and
 	// scores the pod's verdict and raw score for each: Filter and Score
 	// find a node's class and index these. Nil when PreFilter did not run.
-	classes *classTable
+	classes *nodeclasses.Table
 	fits    []windows.Fit
 	scores  []int64
+}
+
+var _ osmatch.Match = &requirements{}
+
+// OSOf is a node's OS: its class's, so that a pod's filtering reads no
+// labels, else its label.
+func (r *requirements) OSOf(node *v1.Node) string {
+	if c, ok := r.classes.Class(node); ok {
+		return r.classes.Host(c).OS
+	}
+	return podneeds.NodeOS(node)
 }
 
 // requirementsOf works out what pod needs of a node. The error, always a

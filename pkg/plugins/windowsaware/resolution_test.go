@@ -42,6 +42,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
+	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 )
 
 // The os.version values of the test images: what BuildKit copies from
@@ -133,7 +134,7 @@ func newResolutionFramework(t testing.TB, args *config.WindowsAwareArgs, nodes [
 		tf.RegisterBindPlugin(defaultbinder.Name, defaultbinder.New),
 		tf.RegisterPluginAsExtensions(Name, withArgs, "PreFilter", "Filter", "PreScore", "Score"),
 		atPreEnqueue,
-		tf.RegisterPluginAsExtensions(OSTaintTolerationName, NewOSTaintToleration, "Filter"),
+		tf.RegisterPluginAsExtensions(ostainttoleration.Name, ostainttoleration.New, "Filter"),
 	}, "windows-aware",
 		frameworkruntime.WithSnapshotSharedLister(cache.NewSnapshot(nil, nodes)),
 		frameworkruntime.WithPodActivator(rp.activated),

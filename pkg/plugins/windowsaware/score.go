@@ -60,7 +60,7 @@ func (pl *WindowsAware) Score(_ context.Context, state fwk.CycleState, pod *v1.P
 		return 0, status
 	}
 	node := nodeInfo.Node()
-	if c, ok := r.classes.class(node); ok && r.scores != nil {
+	if c, ok := r.classes.Class(node); ok && r.scores != nil {
 		return r.scores[c], nil
 	}
 	host := podneeds.HostOf(node)

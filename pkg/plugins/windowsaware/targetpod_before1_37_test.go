@@ -42,7 +42,6 @@ func TestPodHintsSkipOtherPods(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	taints := &OSTaintToleration{}
 	logger, _ := ktesting.NewTestContext(t)
 	for _, tt := range []struct {
 		name     string
@@ -52,8 +51,6 @@ func TestPodHintsSkipOtherPods(t *testing.T) {
 	}{
 		{name: "WindowsAware, own image changed", hint: wa.isSchedulableAfterPodChange, old: pending, new: changed, want: fwk.Queue},
 		{name: "WindowsAware, another pod's image changed", hint: wa.isSchedulableAfterPodChange, old: other, new: otherChanged, want: fwk.QueueSkip},
-		{name: "OSTaintToleration, own toleration added", hint: taints.isSchedulableAfterTolerationChange, old: pending, new: changed, want: fwk.Queue},
-		{name: "OSTaintToleration, another pod's toleration added", hint: taints.isSchedulableAfterTolerationChange, old: other, new: otherChanged, want: fwk.QueueSkip},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := tt.hint(logger, pending, tt.old, tt.new)

@@ -28,6 +28,7 @@ import (
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 )
 
 // A node with neither kubernetes.io/os nor beta.kubernetes.io/os is taken
@@ -109,7 +110,7 @@ func TestFilterOnUnlabelledNodes(t *testing.T) {
 			}
 			wantTainted := []string{ErrReasonOS}
 			if tt.fits {
-				wantTainted = []string{ErrReasonUntoleratedTaint}
+				wantTainted = []string{ostainttoleration.ErrReasonUntoleratedTaint}
 			}
 			if diff := cmp.Diff(wantTainted, verdicts["empty-taint"]); diff != "" {
 				t.Errorf("node empty-taint: reasons (-want +got):\n%s", diff)
@@ -158,14 +159,14 @@ func TestClassTableKeepsUnlabelledNodesApart(t *testing.T) {
 	bare, win := unlabelledNode("bare", "10.0.20348.2227"), windowsNode("win", "10.0.20348", "10.0.20348.2227", nil...)
 	lin := linuxNode("linux")
 	pl, _ := classedPlugin(t, bare, win, lin)
-	table := pl.classes.current()
-	cBare, okBare := table.class(bare)
-	cLinux, okLinux := table.class(lin)
-	cWin, okWin := table.class(win)
+	table := pl.classes.Current()
+	cBare, okBare := table.Class(bare)
+	cLinux, okLinux := table.Class(lin)
+	cWin, okWin := table.Class(win)
 	if !okBare || !okLinux || !okWin || cBare == cLinux || cBare == cWin {
 		t.Fatalf("classes: unlabelled %d (%v), linux %d (%v), windows %d (%v); want three", cBare, okBare, cLinux, okLinux, cWin, okWin)
 	}
-	if got := table.hosts[cBare].OS; got != "" {
+	if got := table.Host(cBare).OS; got != "" {
 		t.Errorf("the unlabelled node's class has OS %q, want none", got)
 	}
 	if !passes(t, pl, pod(imgLinux).Obj(), bare) {

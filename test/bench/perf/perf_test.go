@@ -58,6 +58,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/internal/synthetic"
 	_ "github.com/windows-aware/windows-aware/pkg/apis/config/scheme" // WindowsAwareArgs in the scheduler's scheme
+	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
 )
 
@@ -76,8 +77,8 @@ func TestMain(m *testing.M) {
 // registry is what cmd/scheduler adds to the in-tree plugins.
 func registry() frameworkruntime.Registry {
 	return frameworkruntime.Registry{
-		windowsaware.Name:                  windowsaware.New,
-		windowsaware.OSTaintTolerationName: windowsaware.NewOSTaintToleration,
+		windowsaware.Name:      windowsaware.New,
+		ostainttoleration.Name: ostainttoleration.New,
 	}
 }
 

@@ -36,6 +36,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/tainttoleration"
 
 	"github.com/windows-aware/windows-aware/internal/synthetic"
+	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
 )
 
@@ -240,7 +241,7 @@ func BenchmarkFilterNode(b *testing.B) {
 		return p
 	}
 	wa := mustPlugin(windowsaware.New(ctx, s.args, fh))
-	ost := mustPlugin(windowsaware.NewOSTaintToleration(ctx, nil, fh))
+	ost := mustPlugin(ostainttoleration.New(ctx, nil, fh))
 	na := mustPlugin(nodeaffinity.New(ctx, &schedulerapi.NodeAffinityArgs{}, e.stock.fw, fts))
 	tt := mustPlugin(tainttoleration.New(ctx, nil, e.stock.fw, fts))
 
@@ -262,9 +263,9 @@ func BenchmarkFilterNode(b *testing.B) {
 		{windowsaware.Name, "pass-os", "linux", "linux", true},
 		{windowsaware.Name, "reject-build", "win2022", "win2019", false},
 		{windowsaware.Name, "reject-os", "win2022", "linux", false},
-		{windowsaware.OSTaintTolerationName, "pass-untainted", "win2022", "linux", true},
-		{windowsaware.OSTaintTolerationName, "pass-os-taint", "win2022", "win2022", true},
-		{windowsaware.OSTaintTolerationName, "reject", "linux", "win2022", false},
+		{ostainttoleration.Name, "pass-untainted", "win2022", "linux", true},
+		{ostainttoleration.Name, "pass-os-taint", "win2022", "win2022", true},
+		{ostainttoleration.Name, "reject", "linux", "win2022", false},
 		{"NodeAffinity", "pass", "win2022", "win2022", true},
 		{"NodeAffinity", "pass-selector-only", "linux", "linux", true},
 		{"NodeAffinity", "reject", "win2022", "win2019", false},
@@ -280,13 +281,13 @@ func BenchmarkFilterNode(b *testing.B) {
 			var pod *v1.Pod
 			var plugin fwk.FilterPlugin
 			switch c.plugin {
-			case windowsaware.Name, windowsaware.OSTaintTolerationName:
+			case windowsaware.Name, ostainttoleration.Name:
 				pod = k.Pod("node-"+k.Name, synthetic.WindowsAware)
 				if _, st := wa.(fwk.PreFilterPlugin).PreFilter(ctx, state, pod, nil); !st.IsSuccess() && !st.IsSkip() {
 					b.Fatal(st.AsError())
 				}
 				plugin = wa.(fwk.FilterPlugin)
-				if c.plugin == windowsaware.OSTaintTolerationName {
+				if c.plugin == ostainttoleration.Name {
 					plugin = ost.(fwk.FilterPlugin)
 				}
 			case "NodeAffinity":

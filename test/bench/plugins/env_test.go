@@ -53,6 +53,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/synthetic"
 	waconfig "github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme" // also WindowsAwareArgs in the scheduler's scheme
+	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
 )
 
@@ -239,7 +240,7 @@ func newEnv(n int) (*env, error) {
 	}
 	e.wa, err = newApproach(ctx, synthetic.ProfileWindowsAware, opts,
 		tf.RegisterPluginAsExtensionsWithWeight(windowsaware.Name, s.weight, waFactory, "PreFilter", "Filter", "PreScore", "Score"),
-		tf.RegisterPluginAsExtensions(windowsaware.OSTaintTolerationName, windowsaware.NewOSTaintToleration, "Filter"),
+		tf.RegisterPluginAsExtensions(ostainttoleration.Name, ostainttoleration.New, "Filter"),
 	)
 	if err != nil {
 		cancel()

@@ -42,6 +42,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 
 	"github.com/windows-aware/windows-aware/internal/synthetic"
+	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
 )
 
@@ -69,7 +70,7 @@ func profileFrameworks(ctx context.Context, path string, nodes []*v1.Node) (map[
 			}
 			return p, err
 		},
-		windowsaware.OSTaintTolerationName: windowsaware.NewOSTaintToleration,
+		ostainttoleration.Name: ostainttoleration.New,
 	}); err != nil {
 		return nil, nil, err
 	}
@@ -175,10 +176,10 @@ func checkFilterOrder(t *testing.T, profile string, preFilter, filter []string) 
 		if len(preFilter) == 0 || preFilter[0] != windowsaware.Name {
 			t.Errorf("%s: PreFilter %v: %s does not run first", profile, preFilter, windowsaware.Name)
 		}
-		if len(filter) < 2 || filter[0] != windowsaware.Name || filter[1] != windowsaware.OSTaintTolerationName {
-			t.Errorf("%s: Filter %v: %s and %s do not run first", profile, filter, windowsaware.Name, windowsaware.OSTaintTolerationName)
+		if len(filter) < 2 || filter[0] != windowsaware.Name || filter[1] != ostainttoleration.Name {
+			t.Errorf("%s: Filter %v: %s and %s do not run first", profile, filter, windowsaware.Name, ostainttoleration.Name)
 		}
-		for _, p := range []string{windowsaware.Name, windowsaware.OSTaintTolerationName} {
+		for _, p := range []string{windowsaware.Name, ostainttoleration.Name} {
 			if n := count(filter, p); n != 1 {
 				t.Errorf("%s: Filter %v: %s runs %d times, want once", profile, filter, p, n)
 			}
@@ -195,7 +196,7 @@ func checkFilterOrder(t *testing.T, profile string, preFilter, filter []string) 
 				t.Errorf("%s: Filter %v lacks %s", profile, filter, p)
 			}
 		}
-		for _, p := range []string{windowsaware.Name, windowsaware.OSTaintTolerationName} {
+		for _, p := range []string{windowsaware.Name, ostainttoleration.Name} {
 			if slices.Contains(filter, p) || slices.Contains(preFilter, p) {
 				t.Errorf("%s: PreFilter %v, Filter %v: %s in the stock profile", profile, preFilter, filter, p)
 			}

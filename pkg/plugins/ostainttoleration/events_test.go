@@ -1,0 +1,69 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package ostainttoleration
+
+import (
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+	st "k8s.io/kubernetes/pkg/scheduler/testing"
+
+	"github.com/windows-aware/windows-aware/internal/k8scompat"
+)
+
+func TestEventsToRegister(t *testing.T) {
+	events, err := (&OSTaintToleration{}).EventsToRegister(t.Context())
+	if err != nil || len(events) != 2 || events[0].Event.ActionType != fwk.Add|fwk.UpdateNodeTaint ||
+		events[1].Event.Resource != k8scompat.TargetPod || events[1].Event.ActionType != fwk.UpdatePodToleration {
+		t.Errorf("OSTaintToleration events = %+v, %v", events, err)
+	}
+}
+
+// TestQueueingHint: a node event requeues a pod only when it lifts a taint that repelled it.
+func TestQueueingHint(t *testing.T) {
+	gpu := v1.Taint{Key: "gpu", Value: "x", Effect: v1.TaintEffectNoSchedule}
+	tests := []hintCase{
+		{"node with only the OS taint added", pod(img2019).Obj(), nil, windowsNode("w", "10.0.17763"), fwk.Queue},
+		{"node with an unrelated taint added", pod(img2019).Obj(), nil, windowsNode("w", "10.0.17763", osTaint, gpu), fwk.QueueSkip},
+		{"unrelated taint removed", pod(img2019).Obj(), windowsNode("w", "10.0.17763", osTaint, gpu), windowsNode("w", "10.0.17763", osTaint), fwk.Queue},
+		{"unrelated taint still there", pod(img2019).Obj(), windowsNode("w", "10.0.17763", gpu), windowsNode("w", "10.0.17763", gpu, osTaint), fwk.QueueSkip},
+	}
+	pl := &OSTaintToleration{}
+	checkHints(t, pl.isSchedulableAfterNodeChange, tests)
+}
+
+// TestHintOnUnlabelledNode: a node with no OS label has no
+// OS taint, so a taint whose value is empty is an ordinary taint there. A
+// pod it repelled is queued once it is lifted, as upstream TaintToleration
+// queues it, instead of waiting for the periodic flush.
+func TestHintOnUnlabelledNode(t *testing.T) {
+	emptyValue := v1.Taint{Key: "os", Effect: v1.TaintEffectNoSchedule}
+	keyOnly := v1.Taint{Key: "example.com/drain", Effect: v1.TaintEffectNoSchedule}
+	unlabelled := func(taints ...v1.Taint) *v1.Node {
+		return st.MakeNode().Name("n").Taints(taints).Obj()
+	}
+	tests := []hintCase{
+		{"empty-value taint lifted", pod(imgLinux).Obj(), unlabelled(emptyValue), unlabelled(), fwk.Queue},
+		{"key-only taint lifted", pod(imgLinux).Obj(), unlabelled(keyOnly), unlabelled(), fwk.Queue},
+		{"untainted node added", pod(imgLinux).Obj(), nil, unlabelled(), fwk.Queue},
+		{"node added with an empty-value taint", pod(imgLinux).Obj(), nil, unlabelled(emptyValue), fwk.QueueSkip},
+		{"one of two empty-value taints lifted", pod(imgLinux).Obj(), unlabelled(emptyValue, keyOnly), unlabelled(keyOnly), fwk.QueueSkip},
+	}
+	pl := &OSTaintToleration{}
+	checkHints(t, pl.isSchedulableAfterNodeChange, tests)
+}
