@@ -210,15 +210,15 @@ cross: ## Cross-compile the scheduler and admission for CROSS_PLATFORMS into _ou
 	done
 
 # make release: what hack/release.sh says, of the newest minor unless
-# RELEASE_MINORS names others ("1.36 1.37"). HELM=/path/to/helm skips
-# building helm into TOOLS_DIR.
+# RELEASE_MINORS names others ("1.36 1.37"). HELM=/path/to/helm uses that
+# helm instead of building one into TOOLS_DIR.
 HELM           ?= $(TOOLS_DIR)/helm
 RELEASE_MINORS ?= $(K8S)
 RELEASE_DIR    ?= _output/release/$(VERSION)
 
 .PHONY: release
 release: ## Write _output/release/<VERSION>/: scheduler and admission archives (linux/amd64, linux/arm64), the kubectl plugin's, the chart, SHA256SUMS.
-	@[ -x "$(HELM)" ] || hack/build-tools.sh helm
+	$(if $(filter $(TOOLS_DIR)/helm,$(HELM)),hack/build-tools.sh helm)
 	GO="$(GO)" HELM="$(HELM)" RELEASE_MINORS="$(RELEASE_MINORS)" RELEASE_DIR="$(RELEASE_DIR)" hack/release.sh
 
 .PHONY: clean
