@@ -120,10 +120,14 @@ test-integration: build tools ## Integration tests against a real kube-apiserver
 	PATH="$(K8S_TOOLS_DIR):$(TOOLS_DIR):$$PATH" WINDOWS_AWARE_BIN_DIR=$(BIN_DIR) \
 	  $(GO) test $(K8S_GOFLAGS) -count=1 -timeout 30m ./test/integration/...
 
+# The tools first: hack/build-tools.sh says which it must build and about
+# how long that takes before it starts, and the scheduler's build then
+# reuses most of what kube-apiserver's compiled.
 .PHONY: demo
-demo: build ## Run a local cluster with 5,000 simulated nodes and the seed workloads.
+demo: ## Run a local cluster with 5,000 simulated nodes and the seed workloads (the first run builds its tools: minutes).
 	hack/build-tools.sh $(DEMO_TOOLS)
-	hack/demo.sh up
+	@$(MAKE) --no-print-directory build
+	DEMO_TOOLS="$(DEMO_TOOLS)" hack/demo.sh up
 
 .PHONY: demo-down
 demo-down: ## Stop everything make demo started.
