@@ -123,6 +123,9 @@ log "packaging the chart ..."
 "$HELM" package "$CHART" --version "${VERSION#v}" --app-version "$VERSION" --destination "$RELEASE_DIR" >/dev/null
 log "$(cd "$RELEASE_DIR" && ls -- *.tgz)"
 
-(cd "$RELEASE_DIR" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%f\n' | LC_ALL=C sort | xargs sha256sum -- >SHA256SUMS.tmp && mv SHA256SUMS.tmp SHA256SUMS)
+# Written beside, then moved in: a file being written in the folder would
+# be listed too.
+(cd "$RELEASE_DIR" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%f\n' | LC_ALL=C sort | xargs sha256sum -- >"$STAGE/SHA256SUMS")
+mv "$STAGE/SHA256SUMS" "$RELEASE_DIR/SHA256SUMS"
 log "$RELEASE_DIR:"
 (cd "$RELEASE_DIR" && ls -l)
