@@ -120,7 +120,12 @@ else
 fi
 
 log "packaging the chart ..."
-"$HELM" package "$CHART" --version "${VERSION#v}" --app-version "$VERSION" --destination "$RELEASE_DIR" >/dev/null
+# helm package stamps each file with its modification time: a copy with
+# the commit's time, so that the package does not depend on the checkout.
+rm -rf "${STAGE:?}"/*
+cp -R "$CHART" "$STAGE/"
+find "$STAGE/${CHART##*/}" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+"$HELM" package "$STAGE/${CHART##*/}" --version "${VERSION#v}" --app-version "$VERSION" --destination "$RELEASE_DIR" >/dev/null
 log "$(cd "$RELEASE_DIR" && ls -- *.tgz)"
 
 # Written beside, then moved in: a file being written in the folder would
