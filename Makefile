@@ -121,10 +121,14 @@ test-integration: build tools ## Integration tests against a real kube-apiserver
 	PATH="$(K8S_TOOLS_DIR):$(TOOLS_DIR):$$PATH" WINDOWS_AWARE_BIN_DIR=$(BIN_DIR) \
 	  $(GO) test $(K8S_GOFLAGS) -count=1 -timeout 30m ./test/integration/...
 
+# The tools first: hack/build-tools.sh says which it must build and about
+# how long that takes before it starts, and the scheduler's build then
+# reuses most of what kube-apiserver's compiled.
 .PHONY: demo
-demo: build ## Run a local cluster with 5,000 simulated nodes and the seed workloads.
+demo: ## Run a local cluster with 5,000 simulated nodes and the seed workloads (the first run builds its tools: minutes).
 	hack/build-tools.sh $(DEMO_TOOLS)
-	hack/demo.sh up
+	@$(MAKE) --no-print-directory build
+	DEMO_TOOLS="$(DEMO_TOOLS)" hack/demo.sh up
 
 .PHONY: demo-down
 demo-down: ## Stop everything make demo started.
@@ -184,10 +188,43 @@ verify-chart: ## Lint and render the Helm chart, publish mode on and off; hold i
 chart-docs: ## Write the chart README's values reference from the comments of its values.yaml.
 	$(GO) run ./internal/chartdocs/cmd/chart-docs -chart $(CHART)
 
+# make image PLATFORMS=linux/amd64,linux/arm64 builds one image for both
+# (the Dockerfile's build stage cross-compiles; nothing is emulated). Empty:
+# the builder's own platform, loaded into the local image store. A
+# multi-platform image goes where IMAGE_OUTPUT says, e.g. --push (not every
+# image store can load one).
+comma        := ,
+PLATFORMS    ?=
+IMAGE_OUTPUT ?= $(if $(findstring $(comma),$(PLATFORMS)),,--load)
+
 .PHONY: image
-image: ## Build the container image, tagged <VERSION>-k8s<minor> (K8S=1.36: for that minor; needs a Docker engine).
-	docker build --build-arg VERSION=$(VERSION) --build-arg K8S=$(K8S) --build-arg GIT_COMMIT=$$(git rev-parse HEAD) \
-	  -t $(IMAGE):$(IMAGE_TAG) .
+image: ## Build the container image, tagged <VERSION>-k8s<minor> (K8S=1.36: for that minor; PLATFORMS=linux/amd64,linux/arm64; needs Docker buildx).
+	docker buildx build $(if $(PLATFORMS),--platform $(PLATFORMS) )--build-arg VERSION=$(VERSION) --build-arg K8S=$(K8S) \
+	  --build-arg GIT_COMMIT=$$(git rev-parse HEAD) -t $(IMAGE):$(IMAGE_TAG) $(IMAGE_OUTPUT) .
+
+# The platforms make cross builds (the image's and the release's).
+CROSS_PLATFORMS ?= linux/amd64 linux/arm64
+CROSS_DIR       ?= _output/cross
+
+.PHONY: cross
+cross: ## Cross-compile the scheduler and admission for CROSS_PLATFORMS into _output/cross/<os>-<arch>/ (K8S=1.36: for that minor).
+	@set -e; for p in $(CROSS_PLATFORMS); do \
+	  echo "=== $$p"; \
+	  GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) build $(K8S_GOFLAGS) -trimpath -ldflags "$$(hack/ldflags.sh)" \
+	    -o $(CROSS_DIR)/$${p%/*}-$${p#*/}/ ./cmd/scheduler ./cmd/admission; \
+	done
+
+# make release: what hack/release.sh says, of the newest minor unless
+# RELEASE_MINORS names others ("1.36 1.37"). HELM=/path/to/helm uses that
+# helm instead of building one into TOOLS_DIR.
+HELM           ?= $(TOOLS_DIR)/helm
+RELEASE_MINORS ?= $(K8S)
+RELEASE_DIR    ?= _output/release/$(VERSION)
+
+.PHONY: release
+release: ## Write _output/release/<VERSION>/: scheduler and admission archives (linux/amd64, linux/arm64), the kubectl plugin's, the chart, SHA256SUMS.
+	$(if $(filter $(TOOLS_DIR)/helm,$(HELM)),hack/build-tools.sh helm)
+	GO="$(GO)" HELM="$(HELM)" RELEASE_MINORS="$(RELEASE_MINORS)" RELEASE_DIR="$(RELEASE_DIR)" hack/release.sh
 
 .PHONY: clean
 clean: ## Remove build output (tools included).

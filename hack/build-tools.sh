@@ -32,6 +32,11 @@
 # version and the Go version it was built with; a tool is rebuilt only when
 # its binary is missing or its stamp differs. Nothing but Go is needed.
 #
+# Before it builds anything it names the tools it will build, with a rough
+# time each (estimate below: kube-apiserver and kube-controller-manager take
+# minutes each on 2 cores), and as it goes which one it builds and how long
+# each took.
+#
 # (*) Those three come in the Kubernetes minor the scheduler is built for,
 # K8S (default: the newest, see hack/k8s.sh): the newest minor's go into
 # $TOOLS_DIR, an older minor's into $TOOLS_DIR/k8s<minor> (bin/tools/k8s1.36),
@@ -93,13 +98,50 @@ build() {
     [[ -z ${lock:-} ]] || exec {lock}>&-
     return
   fi
-  log "$name: building $pkg from $module@$version ..."
+  building=$((building + 1))
+  log "$name: building $pkg from $module@$version ($building of $to_build, about $(duration "$(estimate "$name")") on 2 cores) ..."
   local start=$SECONDS
   (cd "$dir" && "$GO" build -modfile="$modfile" -trimpath -buildvcs=false -ldflags "-s -w $ldflags" -o "$bin.tmp" "$pkg")
   mv -f "$bin.tmp" "$bin"
   printf '%s\n' "$want" >"$stamp"
-  log "$name: built in $((SECONDS - start))s -> $bin"
+  log "$name: built in $(duration $((SECONDS - start))) -> $bin ($(duration $((SECONDS - total))) since the start)"
   [[ -z ${lock:-} ]] || exec {lock}>&-
+}
+
+# fresh NAME DIR MODULE [MODFILE [OUT_DIR [SOURCE]]]: whether the tool's
+# binary is there with the stamp build would write, as build checks it.
+fresh() {
+  local name=$1 dir=$2 module=$3 modfile=${4:-$2/go.mod} out=${5:-$TOOLS_DIR} source=${6:-}
+  local version
+  version=$(module_version "$dir" "$module" "$modfile")
+  [[ -x $out/$name && -f $out/$name.stamp && "$(cat "$out/$name.stamp")" == "$name $module@$version $GO_VERSION${source:+ $source}" ]]
+}
+
+# estimate TOOL: roughly how long, in seconds, the tool's first build takes
+# on 2 cores with an empty Go build cache (less with a warm cache, which
+# the tools built before share, or more cores). kube-apiserver and
+# kube-controller-manager compile most of Kubernetes.
+estimate() {
+  case $1 in
+    kube-apiserver) echo 420 ;;
+    kube-controller-manager) echo 300 ;;
+    karpenter-kwok) echo 240 ;;
+    kubectl | kwok | helm) echo 150 ;;
+    etcd) echo 90 ;;
+    registry) echo 60 ;;
+    *) echo 120 ;;
+  esac
+}
+
+# duration SECONDS: 75 -> 1m15s
+duration() {
+  if (($1 >= 60)); then printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); else printf '%ds' "$1"; fi
+}
+
+# karpenter_source: the hash of the karpenter-kwok tool's own code, as its
+# stamp names it.
+karpenter_source() {
+  printf 'source:%s' "$(cat "$ROOT"/hack/tools/karpenter/*.go "$ROOT"/hack/tools/karpenter/go.sum | sha256sum | cut -c1-16)"
 }
 
 kube_ldflags() {
@@ -166,8 +208,44 @@ helm_ldflags() {
 want=("$@")
 [[ ${#want[@]} -gt 0 ]] || want=(etcd kube-apiserver kube-controller-manager kubectl kwok helm registry karpenter-kwok)
 
+# is_fresh TOOL: whether TOOL needs no build.
+is_fresh() {
+  case $1 in
+    etcd) fresh etcd "$ROOT/hack/tools" go.etcd.io/etcd/server/v3 ;;
+    kube-apiserver | kube-controller-manager | kubectl)
+      fresh "$1" "$ROOT/hack/tools" k8s.io/kubernetes "$KUBE_MODFILE" "$KUBE_DIR" ;;
+    kwok) fresh kwok "$ROOT/hack/tools/kwok" sigs.k8s.io/kwok ;;
+    helm) fresh helm "$ROOT/hack/tools/helm" helm.sh/helm/v4 ;;
+    registry) fresh registry "$ROOT/hack/tools/registry" github.com/distribution/distribution/v3 ;;
+    karpenter-kwok) fresh karpenter-kwok "$ROOT/hack/tools/karpenter" sigs.k8s.io/karpenter "" "" "$(karpenter_source)" ;;
+    *)
+      log "unknown tool $1 (want etcd, kube-apiserver, kube-controller-manager, kubectl, kwok, helm, registry or karpenter-kwok)"
+      exit 2 ;;
+  esac
+}
+
 total=$SECONDS
 log "tools dir: $TOOLS_DIR ($GO_VERSION); Kubernetes $K8S tools in $KUBE_DIR"
+
+# Before anything is built, say what will be and roughly how long it takes,
+# so that a first run that compiles Kubernetes is not mistaken for a hang.
+missing=()
+for tool in "${want[@]}"; do
+  is_fresh "$tool" || missing+=("$tool")
+done
+to_build=${#missing[@]}
+building=0
+if ((to_build > 0)); then
+  sum=0
+  plan=()
+  for tool in "${missing[@]}"; do
+    sum=$((sum + $(estimate "$tool")))
+    plan+=("$tool ~$(duration "$(estimate "$tool")")")
+  done
+  log "to build: $(IFS=,; echo "${plan[*]}" | sed 's/,/, /g')"
+  log "about $(duration "$sum") in all on 2 cores the first time (less with a warm Go build cache or more cores); later runs reuse them"
+fi
+
 for tool in "${want[@]}"; do
   case $tool in
     etcd)
@@ -184,11 +262,8 @@ for tool in "${want[@]}"; do
         github.com/distribution/distribution/v3/cmd/registry "$(registry_ldflags)" ;;
     karpenter-kwok)
       build karpenter-kwok "$ROOT/hack/tools/karpenter" sigs.k8s.io/karpenter . "$(karpenter_ldflags)" "" "" \
-        "source:$(cat "$ROOT"/hack/tools/karpenter/*.go "$ROOT"/hack/tools/karpenter/go.sum | sha256sum | cut -c1-16)"
+        "$(karpenter_source)"
       karpenter_crds ;;
-    *)
-      log "unknown tool $tool (want etcd, kube-apiserver, kube-controller-manager, kubectl, kwok, helm, registry or karpenter-kwok)"
-      exit 2 ;;
   esac
 done
-log "all tools ready in $((SECONDS - total))s"
+log "all tools ready in $(duration $((SECONDS - total)))"

@@ -35,13 +35,17 @@ build_demo() {
 
 case ${1:-up} in
   up)
-    # make demo has built bin/scheduler and bin/tools already; a direct
-    # call builds whatever is missing (the tools only once).
+    # make demo has built bin/scheduler and the demo's tools already; a
+    # direct call builds whatever is missing (the tools only once, first,
+    # with their estimated times: the scheduler's build then reuses most of
+    # what kube-apiserver's compiled). Only the tools the demo runs: not
+    # helm, nor karpenter-kwok.
+    # shellcheck disable=SC2086 # a list of names
+    hack/build-tools.sh ${DEMO_TOOLS:-etcd kube-apiserver kube-controller-manager kubectl kwok registry}
     if [[ ! -x $BIN_DIR/scheduler ]]; then
       echo "[demo] building $BIN_DIR/scheduler"
       make --no-print-directory build
     fi
-    hack/build-tools.sh
     build_demo
     # The tools the demo runs are found in bin/tools.
     export PATH="${TOOLS_DIR:-$BIN_DIR/tools}:$PATH" WINDOWS_AWARE_BIN_DIR="$BIN_DIR"

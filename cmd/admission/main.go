@@ -121,6 +121,7 @@ The webhook itself then needs no right on pods.`,
 	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(klogFlags)
 	fs.AddGoFlag(klogFlags.Lookup("v")) // the log verbosity; klog's other flags are of no use here
+	cmd.AddCommand(newUngateAllCommand())
 	return cmd
 }
 

@@ -38,4 +38,9 @@ limitations under the License.
 // (admission --webhook=false --ungate), under a ServiceAccount of its own,
 // on the replica that holds its Lease (leader.go), so that two replicas
 // never race on a pod.
+//
+// RemoveAll (all.go) is what uninstalling publish mode runs (admission
+// ungate-all, the chart's pre-delete hook): the gate and its label off
+// every pod that carries them, nothing written, as no gate remover will be
+// left to let those pods go.
 package ungate

@@ -143,3 +143,21 @@ holds only while each runs under an account of its own.
 {{- end }}
 {{- end }}
 {{- end }}
+
+{{/*
+The uninstall hook: a pre-delete Job, under a ServiceAccount and roles of
+this name, that removes the gate from every gated pod (admission
+ungate-all).
+*/}}
+{{- define "was.publishUninstallName" -}}
+{{- printf "%s-uninstall" (include "was.publishName" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "was.publishUninstallLabels" -}}
+app.kubernetes.io/name: windows-aware-publish-uninstall
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/component: publish-uninstall
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
