@@ -1,0 +1,123 @@
+//go:build !k8s1_35 && !k8s1_36
+
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package upstream
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
+)
+
+// setup is what a scheduler_perf package's own test file does around the
+// harness that a run of its workloads must do too.
+type setup struct {
+	// allocator is the DRA allocator its benchmark enables
+	// (structured.EnableAllocators). Which allocator runs is beside the
+	// point of these runs: the one upstream benchmarks with.
+	allocator string
+	// options are the harness options it passes.
+	options []perf.SchedulerPerfOption
+	// skip, when set, is why its workloads cannot run here.
+	skip string
+	// marks are what its test file must still say for this setup to be
+	// the one it needs: a changed test file is skipped, not guessed at.
+	marks []string
+}
+
+// setups are the packages whose test files do more than call the harness
+// with the workloads file. Every other package's test file must be plain
+// (plainCall), or its workloads are skipped.
+var setups = map[string]setup{
+	"dra":                          allocator("incubating"),
+	"dra/compatibilitygroups":      allocator("experimental"),
+	"dra/consumablecapacity":       allocator("experimental"),
+	"dra/devicetaints":             allocator("experimental"),
+	"dra/extendedresource":         allocator("experimental"),
+	"dra/extendedresource/scoring": allocator("experimental"),
+	"dra/listattributes":           allocator("experimental"),
+	"dra/partitionabledevices":     allocator("experimental"),
+	"dra/prioritizedlist":          allocator("incubating"),
+	"dra/workloadresourceclaims":   allocator("incubating"),
+	"podgroup/tas": {
+		options: []perf.SchedulerPerfOption{perf.WithPodsSchedulingTimeout(20 * time.Minute)},
+		marks:   []string{"perf.WithPodsSchedulingTimeout(20*time.Minute)"},
+	},
+	"nodedeclaredfeatures": {
+		skip: "its test file registers mock node features (WithPreRunFn) and writes them into every node's status " +
+			"after the nodes are created (WithNodeUpdateFn); those hooks are its own and not exported",
+	},
+}
+
+func allocator(name string) setup {
+	return setup{allocator: name, marks: []string{fmt.Sprintf("EnableAllocators(%q)", name)}}
+}
+
+// plainCall is the benchmark a test file with nothing of its own runs.
+var plainCall = regexp.MustCompile(`perf\.RunBenchmarkPerfScheduling\(b, "` + regexp.QuoteMeta(workloadsFile) + `", "[^"]*", nil\)`)
+
+// extras are what a test file does beyond calling the harness.
+var extras = regexp.MustCompile(`perf\.With[A-Za-z]*\(|structured\.|featuregatetesting\.`)
+
+// setupOf returns the setup of package pkg, whose upstream sources are in
+// dir: the known one where its test file still reads as expected, a plain
+// one where its test file does nothing but call the harness, else one
+// that skips it, saying why.
+func setupOf(pkg, dir string) setup {
+	src, err := testSources(dir)
+	if err != nil {
+		return setup{skip: fmt.Sprintf("reading its test files: %v", err)}
+	}
+	if s, ok := setups[pkg]; ok {
+		for _, m := range s.marks {
+			if !strings.Contains(src, m) {
+				return setup{skip: fmt.Sprintf("its test file no longer says %s: its setup here is out of date", m)}
+			}
+		}
+		return s
+	}
+	if !plainCall.MatchString(src) || extras.MatchString(src) {
+		return setup{skip: "its test file does more than run the workloads (options, hooks or allocators) and this package has no setup for it"}
+	}
+	return setup{}
+}
+
+// testSources are the _test.go files of one package directory, joined.
+func testSources(dir string) (string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	if err != nil {
+		return "", err
+	}
+	if len(files) == 0 {
+		return "", fmt.Errorf("no _test.go files in %s", dir)
+	}
+	var b strings.Builder
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		b.Write(data)
+	}
+	return b.String(), nil
+}
