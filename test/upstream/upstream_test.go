@@ -25,23 +25,12 @@ import (
 	"testing"
 
 	"k8s.io/dynamic-resource-allocation/structured"
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
-
-	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
 )
 
 // topic names the JSON files the harness writes, and picks a workload's
 // threshold where upstream sets one per topic.
 const topic = "windows-aware"
-
-// registry is what cmd/scheduler adds to the in-tree plugins.
-func registry() frameworkruntime.Registry {
-	return frameworkruntime.Registry{
-		windowsaware.Name:                  windowsaware.New,
-		windowsaware.OSTaintTolerationName: windowsaware.NewOSTaintToleration,
-	}
-}
 
 // BenchmarkUpstream runs the workloads of every scheduler_perf package
 // that the label filter selects (-perf-scheduling-label-filter; make
@@ -80,7 +69,9 @@ func BenchmarkUpstream(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					perf.RunBenchmarkPerfScheduling(b, file, topic, registry(), s.options...)
+					var c builds
+					opts := append(c.options(v), s.options...)
+					perf.RunBenchmarkPerfScheduling(b, file, topic, c.registry(), opts...)
 				})
 			}
 		})
