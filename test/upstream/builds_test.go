@@ -26,7 +26,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	fwk "k8s.io/kube-scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
-	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
 	"k8s.io/kubernetes/test/utils/client-go/ktesting"
 
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
@@ -55,24 +54,22 @@ func (c *builds) registry() frameworkruntime.Registry {
 	}
 }
 
-// options are the harness hooks that reset the count before a workload's
-// scheduler starts and check it once the scheduler runs: both plugins
-// built in the windows-aware variant, neither in the stock one.
-func (c *builds) options(variant string) []perf.SchedulerPerfOption {
-	return []perf.SchedulerPerfOption{
-		perf.WithPreRunFn(func(ktesting.TContext, *perf.Workload) (func(), error) {
-			c.windowsAware.Store(0)
-			c.osTaintToleration.Store(0)
-			return nil, nil
-		}),
-		perf.WithPrepareFn(func(tCtx ktesting.TContext) error {
-			wa, ost := c.windowsAware.Load(), c.osTaintToleration.Load()
-			tCtx.Logf("variant %s: %s built %d times, %s %d times", variant, windowsaware.Name, wa, windowsaware.OSTaintTolerationName, ost)
-			if want := variant == WindowsAware; (wa > 0) != want || (ost > 0) != want {
-				return fmt.Errorf("variant %s: the scheduler built %s %d times and %s %d times", variant,
-					windowsaware.Name, wa, windowsaware.OSTaintTolerationName, ost)
-			}
-			return nil
-		}),
+// reset forgets the previous workload's scheduler: the harness calls the
+// pre-run hook before it starts the next one.
+func (c *builds) reset() {
+	c.windowsAware.Store(0)
+	c.osTaintToleration.Store(0)
+}
+
+// check holds the count to the variant once the workload's scheduler runs:
+// both plugins built in the windows-aware variant, neither in the stock
+// one.
+func (c *builds) check(tCtx ktesting.TContext, variant string) error {
+	wa, ost := c.windowsAware.Load(), c.osTaintToleration.Load()
+	tCtx.Logf("variant %s: %s built %d times, %s %d times", variant, windowsaware.Name, wa, windowsaware.OSTaintTolerationName, ost)
+	if want := variant == WindowsAware; (wa > 0) != want || (ost > 0) != want {
+		return fmt.Errorf("variant %s: the scheduler built %s %d times and %s %d times", variant,
+			windowsaware.Name, wa, windowsaware.OSTaintTolerationName, ost)
 	}
+	return nil
 }

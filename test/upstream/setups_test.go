@@ -27,6 +27,7 @@ import (
 	"time"
 
 	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
+	"k8s.io/kubernetes/test/utils/client-go/ktesting"
 )
 
 // setup is what a scheduler_perf package's own test file does around the
@@ -36,8 +37,12 @@ type setup struct {
 	// (structured.EnableAllocators). Which allocator runs is beside the
 	// point of these runs: the one upstream benchmarks with.
 	allocator string
-	// options are the harness options it passes.
-	options []perf.SchedulerPerfOption
+	// preRun and nodeUpdate are the hooks it passes the harness.
+	preRun     perf.PreRunFn
+	nodeUpdate perf.NodeUpdateFn
+	// podsTimeout is the longest it lets the harness wait for pods to be
+	// scheduled, where it sets one.
+	podsTimeout time.Duration
 	// skip, when set, is why its workloads cannot run here.
 	skip string
 	// marks are what its test file must still say for this setup to be
@@ -60,13 +65,36 @@ var setups = map[string]setup{
 	"dra/prioritizedlist":          allocator("incubating"),
 	"dra/workloadresourceclaims":   allocator("incubating"),
 	"podgroup/tas": {
-		options: []perf.SchedulerPerfOption{perf.WithPodsSchedulingTimeout(20 * time.Minute)},
-		marks:   []string{"perf.WithPodsSchedulingTimeout(20*time.Minute)"},
+		podsTimeout: 20 * time.Minute,
+		marks:       []string{"perf.WithPodsSchedulingTimeout(20*time.Minute)"},
 	},
 	"nodedeclaredfeatures": {
-		skip: "its test file registers mock node features (WithPreRunFn) and writes them into every node's status " +
-			"after the nodes are created (WithNodeUpdateFn); those hooks are its own and not exported",
+		preRun:     registerDeclaredFeatures,
+		nodeUpdate: declareFeatures,
+		marks:      []string{"perf.WithPreRunFn(preInitNodeDeclaredFeatures), perf.WithNodeUpdateFn(updateNodesWithDeclaredFeatures)"},
 	},
+}
+
+// options are the harness options of the setup, with the check that the
+// scheduler built the plugins (c) run before its own pre-run hook.
+func (s setup) options(c *builds, variant string) []perf.SchedulerPerfOption {
+	opts := []perf.SchedulerPerfOption{
+		perf.WithPreRunFn(func(tCtx ktesting.TContext, w *perf.Workload) (func(), error) {
+			c.reset()
+			if s.preRun == nil {
+				return nil, nil
+			}
+			return s.preRun(tCtx, w)
+		}),
+		perf.WithPrepareFn(func(tCtx ktesting.TContext) error { return c.check(tCtx, variant) }),
+	}
+	if s.nodeUpdate != nil {
+		opts = append(opts, perf.WithNodeUpdateFn(s.nodeUpdate))
+	}
+	if s.podsTimeout > 0 {
+		opts = append(opts, perf.WithPodsSchedulingTimeout(s.podsTimeout))
+	}
+	return opts
 }
 
 func allocator(name string) setup {

@@ -70,8 +70,7 @@ func BenchmarkUpstream(b *testing.B) {
 						b.Fatal(err)
 					}
 					var c builds
-					opts := append(c.options(v), s.options...)
-					perf.RunBenchmarkPerfScheduling(b, file, topic, c.registry(), opts...)
+					perf.RunBenchmarkPerfScheduling(b, file, topic, c.registry(), s.options(&c, v)...)
 				})
 			}
 		})
