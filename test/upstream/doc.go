@@ -39,7 +39,7 @@ limitations under the License.
 //
 // make test-upstream runs that; make bench-upstream runs the performance
 // workloads with the stock profile and with the plugins, and prints their
-// throughputs side by side (hack/bench-upstream.sh). The harness needs an
+// throughputs side by side (hack/upstream.sh). The harness needs an
 // etcd binary on PATH (make tools builds one into bin/tools).
 //
 // The harness changes with every Kubernetes minor: the tests build for the
