@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"testing"
 	"time"
 
 	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
@@ -148,4 +149,49 @@ func testSources(dir string) (string, error) {
 		b.Write(data)
 	}
 	return b.String(), nil
+}
+
+// TestSetupOf reads synthetic test files: a plain one runs, one that does
+// more is skipped unless its package has a setup, and a known package
+// whose test file changed is skipped; a skip always says why.
+func TestSetupOf(t *testing.T) {
+	const plain = `func BenchmarkPerfScheduling(b *testing.B) {
+	perf.RunBenchmarkPerfScheduling(b, "performance-config.yaml", "misc", nil)
+}`
+	const withOption = `func BenchmarkPerfScheduling(b *testing.B) {
+	perf.RunBenchmarkPerfScheduling(b, "performance-config.yaml", "x", nil, perf.WithPreRunFn(prepare))
+}`
+	const allocated = `func BenchmarkPerfScheduling(b *testing.B) {
+	structured.EnableAllocators("experimental")
+	defer structured.EnableAllocators()
+	perf.RunBenchmarkPerfScheduling(b, "performance-config.yaml", "dra_devicetaints", nil)
+}`
+	for _, tt := range []struct {
+		name, pkg, src string
+		skip           string // part of the reason; "" runs
+		allocator      string
+	}{
+		{name: "plain", pkg: "misc", src: plain},
+		{name: "options of its own", pkg: "newpackage", src: withOption, skip: "has no setup"},
+		{name: "an allocator of its own", pkg: "dra/newpackage", src: allocated, skip: "has no setup"},
+		{name: "known and unchanged", pkg: "dra/devicetaints", src: allocated, allocator: "experimental"},
+		{name: "known but changed", pkg: "dra/devicetaints", src: plain, skip: "out of date"},
+		{name: "no test file", pkg: "misc", skip: "no _test.go files"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.src != "" {
+				if err := os.WriteFile(filepath.Join(dir, "x_test.go"), []byte(tt.src), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s := setupOf(tt.pkg, dir)
+			if tt.skip == "" && s.skip != "" || !strings.Contains(s.skip, tt.skip) {
+				t.Errorf("skip %q, want one containing %q", s.skip, tt.skip)
+			}
+			if s.allocator != tt.allocator {
+				t.Errorf("allocator %q, want %q", s.allocator, tt.allocator)
+			}
+		})
+	}
 }
