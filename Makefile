@@ -121,6 +121,16 @@ test-integration: build tools ## Integration tests against a real kube-apiserver
 	PATH="$(K8S_TOOLS_DIR):$(TOOLS_DIR):$$PATH" WINDOWS_AWARE_BIN_DIR=$(BIN_DIR) \
 	  $(GO) test $(K8S_GOFLAGS) -count=1 -timeout 30m ./test/integration/...
 
+# Upstream's scheduler_perf workloads run on the newest minor only: the
+# harness changes with every minor (hack/upstream.sh).
+.PHONY: test-upstream
+test-upstream: ## Upstream's own scheduler_perf integration-test workloads with the windows-aware plugins enabled (hack/upstream.sh).
+	GO="$(GO)" TOOLS_DIR="$(TOOLS_DIR)" hack/upstream.sh test
+
+.PHONY: bench-upstream
+bench-upstream: ## Upstream's performance workloads, stock and with the plugins: a throughput ratio table (heavy; UPSTREAM_BENCH narrows).
+	GO="$(GO)" TOOLS_DIR="$(TOOLS_DIR)" hack/upstream.sh bench
+
 # The tools first: hack/build-tools.sh says which it must build and about
 # how long that takes before it starts, and the scheduler's build then
 # reuses most of what kube-apiserver's compiled.

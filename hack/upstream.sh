@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# Copyright The windows-aware Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+# Upstream's own scheduler_perf workloads, run with the windows-aware
+# plugins enabled in the profile their pods use (test/upstream).
+#
+#   hack/upstream.sh test    make test-upstream: the workloads upstream
+#                            labels integration-test (and not performance),
+#                            with the plugins: every pod scheduled, no error.
+#   hack/upstream.sh bench   make bench-upstream: the workloads labelled
+#                            performance, each with the stock profile and
+#                            then with the plugins, and a table of their
+#                            throughputs side by side (benchstat).
+#
+# Environment:
+#   GO               go command                              (go)
+#   TOOLS_DIR        where etcd is                           (bin/tools)
+#   UPSTREAM_OUT     results root                            (_output/upstream)
+#   UPSTREAM_LABELS  the harness's label filter              (test: integration-test,-performance;
+#                                                             bench: performance)
+#   UPSTREAM_BENCH   -bench pattern, e.g. 'BenchmarkUpstream/misc/' for one package
+#                                                            (BenchmarkUpstream)
+#   UPSTREAM_COUNT   bench: rounds, each running every workload in both variants (1)
+#
+# The harness changes with every Kubernetes minor: only the newest one
+# (hack/k8s.sh newest) runs these.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+GO=${GO:-go}
+TOOLS_DIR=${TOOLS_DIR:-$ROOT/bin/tools}
+OUT_ROOT=${UPSTREAM_OUT:-$ROOT/_output/upstream}
+BENCH=${UPSTREAM_BENCH:-BenchmarkUpstream}
+REPORT_MOD=$ROOT/hack/tools/benchreport
+
+log() { printf '[upstream] %s\n' "$*" >&2; }
+die() { printf '[upstream] error: %s\n' "$*" >&2; exit 1; }
+
+usage() {
+  sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
+  exit 2
+}
+
+# check_minor refuses an older Kubernetes minor: test/upstream builds for
+# the newest only.
+check_minor() {
+  local newest
+  newest=$(hack/k8s.sh newest)
+  if [[ -n ${K8S:-} && $K8S != "$newest" ]]; then
+    die "upstream's workloads run on the newest Kubernetes minor only ($newest), not K8S=$K8S"
+  fi
+}
+
+# ensure_etcd builds the etcd the harness starts, unless there is one.
+ensure_etcd() {
+  if [[ -x $TOOLS_DIR/etcd ]] || command -v etcd >/dev/null 2>&1; then
+    return
+  fi
+  TOOLS_DIR=$TOOLS_DIR hack/build-tools.sh etcd
+}
+
+# build compiles the test binary once; each run below reuses it.
+build() {
+  local out=$1
+  log "building the test binary"
+  "$GO" test -c -o "$out/upstream.test" ./test/upstream
+}
+
+# run_workloads OUT OUTPUT ARGS...: the workloads, from test/upstream
+# (where the binary finds the module and the shipped configuration). Each
+# workload's log goes to OUT/logs and is kept only if it fails.
+run_workloads() {
+  local out=$1 output=$2
+  shift 2
+  mkdir -p "$out/logs"
+  (cd test/upstream && PATH="$TOOLS_DIR:$PATH" ARTIFACTS="$out/logs" KUBE_CACHE_MUTATION_DETECTOR=false \
+    "$out/upstream.test" -test.run '^Test' -test.bench "$BENCH" -test.benchtime 1x -test.timeout 120m "$@") >"$output" 2>&1
+}
+
+# summarize prints what passed, failed and was skipped, from a run's output.
+summarize() {
+  local output=$1
+  local passed failed
+  passed=$(grep -cE '^Benchmark[^ ]*-[0-9]+[[:space:]]+1[[:space:]]' "$output" || true)
+  failed=$(grep -cE -- '--- FAIL: .*/.*/.*/.*' "$output" || true)
+  log "workloads passed: $passed, failed: $failed"
+  grep -E -- '--- FAIL: ' "$output" | sed 's/^ */[upstream]   /' >&2 || true
+  awk '/^Skipped \(/ { on = 1 } on && (/^Skipped/ || /^  /) { print "[upstream] " $0 }' "$output" >&2 || true
+}
+
+run_test() {
+  local out=$OUT_ROOT/test start=$SECONDS rc=0
+  rm -rf "$out"
+  mkdir -p "$out"
+  build "$out"
+  log "workloads labelled '${UPSTREAM_LABELS:-integration-test,-performance}' with the plugins (minutes)"
+  run_workloads "$out" "$out/output.txt" \
+    -perf-scheduling-label-filter="${UPSTREAM_LABELS:-integration-test,-performance}" || rc=$?
+  summarize "$out/output.txt"
+  log "done in $((SECONDS - start))s; output in $out/output.txt"
+  [[ $rc -eq 0 ]] || die "upstream workloads failed (exit $rc): see $out/output.txt and $out/logs/"
+}
+
+# ensure_benchstat builds the benchstat hack/tools/benchreport pins, as
+# hack/bench.sh does.
+ensure_benchstat() {
+  mkdir -p "$TOOLS_DIR"
+  (cd "$REPORT_MOD" && GOWORK=off "$GO" build -o "$TOOLS_DIR/benchstat" golang.org/x/perf/cmd/benchstat)
+}
+
+run_bench() {
+  local out=$OUT_ROOT/bench start=$SECONDS rc=0 i
+  local count=${UPSTREAM_COUNT:-1} labels=${UPSTREAM_LABELS:-performance}
+  rm -rf "$out"
+  mkdir -p "$out/data"
+  ensure_benchstat
+  build "$out"
+  : >"$out/output.txt"
+  for ((i = 1; i <= count; i++)); do
+    log "round $i/$count: workloads labelled '$labels', stock and with the plugins"
+    # No thresholds: they are set for upstream's machines, and a workload
+    # that misses one reports no numbers.
+    run_workloads "$out" "$out/round-$i.txt" -plugins=stock,windows-aware -thresholds=false \
+      -perf-scheduling-label-filter="$labels" -data-items-dir "$out/data" || rc=$?
+    cat "$out/round-$i.txt" >>"$out/output.txt"
+    [[ $rc -eq 0 ]] || break
+  done
+  summarize "$out/output.txt"
+  { grep -E '^(goos|goarch|pkg|cpu):' "$out/output.txt" | sort -u
+    grep -E '^Benchmark[^ ]*-[0-9]+[[:space:]]' "$out/output.txt" | sort -s -k1,1; } >"$out/upstream.txt"
+  [[ $rc -eq 0 ]] || die "upstream workloads failed (exit $rc): see $out/output.txt and $out/logs/"
+  throughput_table "$out"
+  log "done in $((SECONDS - start))s; results in $out"
+}
+
+# throughput_table: benchstat's table of SchedulingThroughput/Average,
+# stock and windows-aware side by side, and the ratio of each workload's
+# throughput with the plugins to its stock throughput (benchstat shows no
+# change below its sample minimum, so the ratio is worked out from its CSV).
+throughput_table() {
+  local out=$1 bs=$TOOLS_DIR/benchstat
+  (
+    cd "$out"
+    "$bs" -col /plugins -filter '.unit:"SchedulingThroughput/Average"' upstream.txt >benchstat-throughput.txt 2>&1 || true
+    "$bs" -col /plugins -filter '.unit:"SchedulingThroughput/Average"' -format csv upstream.txt >throughput.csv 2>/dev/null || true
+  )
+  cat "$out/benchstat-throughput.txt"
+  echo
+  awk -F, '
+    # benchstat CSV: a header row naming the columns, then one row per
+    # workload: name, stock, CI, windows-aware, CI, vs base, P.
+    $2 == "stock" { for (i = 2; i <= NF; i++) col[$i] = i; next }
+    ("stock" in col) && ("windows-aware" in col) && $1 != "" && $1 != "geomean" {
+      s = $(col["stock"]); w = $(col["windows-aware"])
+      if (s + 0 > 0 && w != "") {
+        printf "%-90s %12.1f %14.1f %8.3f\n", $1, s, w, w / s
+        n++; logsum += log(w / s)
+      }
+    }
+    BEGIN { printf "%-90s %12s %14s %8s\n", "workload (pods/s)", "stock", "windows-aware", "ratio" }
+    END { if (n > 0) printf "%-90s %12s %14s %8.3f\n", "geomean", "", "", exp(logsum / n) }
+  ' "$out/throughput.csv" | tee "$out/ratio.txt"
+}
+
+check_minor
+case ${1:-} in
+  test) ensure_etcd; run_test ;;
+  bench) ensure_etcd; run_bench ;;
+  *) usage ;;
+esac
