@@ -74,7 +74,7 @@ build: ## Build bin/scheduler, bin/admission and the kubectl plugin bin/kubectl-
 	CGO_ENABLED=0 $(GO) build $(K8S_GOFLAGS) -trimpath -ldflags "$$(hack/ldflags.sh)" -o $(BIN_DIR)/kubectl-windows_aware ./cmd/kubectl-windows_aware
 
 .PHONY: test
-test: test-unit test-fuzz test-integration ## Everything: unit, fuzz and integration tests.
+test: test-unit test-fuzz test-integration test-upstream ## Everything: unit, fuzz and integration tests, and upstream's scheduler_perf workloads with the plugins.
 
 .PHONY: test-unit
 test-unit: build ## Unit tests, the shipped-config test and the --version check (K8S=...: of that minor).
