@@ -19,9 +19,10 @@ package doccheck
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,26 +43,27 @@ func TestResolutionArgsDocumented(t *testing.T) {
 	rows := pageTable(t, argsPage, "## imageResolution args")
 	var args configv1.WindowsAwareArgs
 	configv1.SetDefaults_WindowsAwareArgs(&args)
-	want := map[string]field{}
-	flattenFields("", reflect.ValueOf(args.ImageResolution).Elem(), want)
+	fields := map[string]field{}
+	flattenFields("", reflect.ValueOf(args.ImageResolution).Elem(), fields)
+	want := map[string]string{}
+	for name, f := range fields {
+		if !f.required {
+			want[name] = defaultText(f.value)
+		} else {
+			want[name] = ""
+		}
+	}
+	checkDocumented(t, rows, want)
+}
 
-	var wantNames, gotNames []string
-	for n := range want {
-		wantNames = append(wantNames, n)
-	}
-	for n := range rows {
-		gotNames = append(gotNames, n)
-	}
-	sort.Strings(wantNames)
-	sort.Strings(gotNames)
-	if diff := cmp.Diff(wantNames, gotNames); diff != "" {
+// checkDocumented holds the rows of a page's table to the fields and
+// defaults of want: the same names, and each default as documented.
+func checkDocumented(t *testing.T, rows, want map[string]string) {
+	t.Helper()
+	if diff := cmp.Diff(slices.Sorted(maps.Keys(want)), slices.Sorted(maps.Keys(rows))); diff != "" {
 		t.Fatalf("fields (-args +%s):\n%s", argsPage, diff)
 	}
-	for name, f := range want {
-		wantText := ""
-		if !f.required {
-			wantText = defaultText(f.value)
-		}
+	for name, wantText := range want {
 		if got := cellDefault(rows[name]); got != wantText {
 			t.Errorf("%s: documented default %q, scheduler default %q", name, got, wantText)
 		}
@@ -95,24 +97,7 @@ func TestArgsDocumented(t *testing.T) {
 			want[name] = listText(fv)
 		}
 	}
-
-	var wantNames, gotNames []string
-	for n := range want {
-		wantNames = append(wantNames, n)
-	}
-	for n := range rows {
-		gotNames = append(gotNames, n)
-	}
-	sort.Strings(wantNames)
-	sort.Strings(gotNames)
-	if diff := cmp.Diff(wantNames, gotNames); diff != "" {
-		t.Fatalf("fields (-args +%s):\n%s", argsPage, diff)
-	}
-	for name, wantText := range want {
-		if got := cellDefault(rows[name]); got != wantText {
-			t.Errorf("%s: documented default %q, scheduler default %q", name, got, wantText)
-		}
-	}
+	checkDocumented(t, rows, want)
 }
 
 // listText spells a default as the page does, a list with its items:

@@ -23,6 +23,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
+	"github.com/windows-aware/windows-aware/internal/hinttest"
 	"github.com/windows-aware/windows-aware/internal/k8scompat"
 )
 
@@ -37,14 +38,14 @@ func TestEventsToRegister(t *testing.T) {
 // TestQueueingHint: a node event requeues a pod only when it lifts a taint that repelled it.
 func TestQueueingHint(t *testing.T) {
 	gpu := v1.Taint{Key: "gpu", Value: "x", Effect: v1.TaintEffectNoSchedule}
-	tests := []hintCase{
-		{"node with only the OS taint added", pod(img2019).Obj(), nil, windowsNode("w", "10.0.17763"), fwk.Queue},
-		{"node with an unrelated taint added", pod(img2019).Obj(), nil, windowsNode("w", "10.0.17763", osTaint, gpu), fwk.QueueSkip},
-		{"unrelated taint removed", pod(img2019).Obj(), windowsNode("w", "10.0.17763", osTaint, gpu), windowsNode("w", "10.0.17763", osTaint), fwk.Queue},
-		{"unrelated taint still there", pod(img2019).Obj(), windowsNode("w", "10.0.17763", gpu), windowsNode("w", "10.0.17763", gpu, osTaint), fwk.QueueSkip},
+	tests := []hinttest.NodeCase{
+		{Name: "node with only the OS taint added", Pod: pod(img2019).Obj(), New: windowsNode("w", "10.0.17763"), Want: fwk.Queue},
+		{Name: "node with an unrelated taint added", Pod: pod(img2019).Obj(), New: windowsNode("w", "10.0.17763", osTaint, gpu), Want: fwk.QueueSkip},
+		{Name: "unrelated taint removed", Pod: pod(img2019).Obj(), Old: windowsNode("w", "10.0.17763", osTaint, gpu), New: windowsNode("w", "10.0.17763", osTaint), Want: fwk.Queue},
+		{Name: "unrelated taint still there", Pod: pod(img2019).Obj(), Old: windowsNode("w", "10.0.17763", gpu), New: windowsNode("w", "10.0.17763", gpu, osTaint), Want: fwk.QueueSkip},
 	}
 	pl := &OSTaintToleration{}
-	checkHints(t, pl.isSchedulableAfterNodeChange, tests)
+	hinttest.CheckNodes(t, pl.isSchedulableAfterNodeChange, tests)
 }
 
 // TestHintOnUnlabelledNode: a node with no OS label has no
@@ -57,13 +58,13 @@ func TestHintOnUnlabelledNode(t *testing.T) {
 	unlabelled := func(taints ...v1.Taint) *v1.Node {
 		return st.MakeNode().Name("n").Taints(taints).Obj()
 	}
-	tests := []hintCase{
-		{"empty-value taint lifted", pod(imgLinux).Obj(), unlabelled(emptyValue), unlabelled(), fwk.Queue},
-		{"key-only taint lifted", pod(imgLinux).Obj(), unlabelled(keyOnly), unlabelled(), fwk.Queue},
-		{"untainted node added", pod(imgLinux).Obj(), nil, unlabelled(), fwk.Queue},
-		{"node added with an empty-value taint", pod(imgLinux).Obj(), nil, unlabelled(emptyValue), fwk.QueueSkip},
-		{"one of two empty-value taints lifted", pod(imgLinux).Obj(), unlabelled(emptyValue, keyOnly), unlabelled(keyOnly), fwk.QueueSkip},
+	tests := []hinttest.NodeCase{
+		{Name: "empty-value taint lifted", Pod: pod(imgLinux).Obj(), Old: unlabelled(emptyValue), New: unlabelled(), Want: fwk.Queue},
+		{Name: "key-only taint lifted", Pod: pod(imgLinux).Obj(), Old: unlabelled(keyOnly), New: unlabelled(), Want: fwk.Queue},
+		{Name: "untainted node added", Pod: pod(imgLinux).Obj(), New: unlabelled(), Want: fwk.Queue},
+		{Name: "node added with an empty-value taint", Pod: pod(imgLinux).Obj(), New: unlabelled(emptyValue), Want: fwk.QueueSkip},
+		{Name: "one of two empty-value taints lifted", Pod: pod(imgLinux).Obj(), Old: unlabelled(emptyValue, keyOnly), New: unlabelled(keyOnly), Want: fwk.QueueSkip},
 	}
 	pl := &OSTaintToleration{}
-	checkHints(t, pl.isSchedulableAfterNodeChange, tests)
+	hinttest.CheckNodes(t, pl.isSchedulableAfterNodeChange, tests)
 }

@@ -17,11 +17,7 @@ limitations under the License.
 package ostainttoleration
 
 import (
-	"testing"
-
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/klog/v2/ktesting"
-	fwk "k8s.io/kube-scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 )
 
@@ -49,29 +45,4 @@ func windowsNode(name, build string, taints ...v1.Taint) *v1.Node {
 		taints = []v1.Taint{osTaint}
 	}
 	return st.MakeNode().Name(name).Label(v1.LabelOSStable, "windows").Label(v1.LabelWindowsBuild, build).Taints(taints).Obj()
-}
-
-// hintCase is a node event and the hint it should give for a pod; old is
-// nil for a node added.
-type hintCase struct {
-	name     string
-	pod      *v1.Pod
-	old, new *v1.Node
-	want     fwk.QueueingHint
-}
-
-func checkHints(t *testing.T, hint fwk.QueueingHintFn, tests []hintCase) {
-	logger, _ := ktesting.NewTestContext(t)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var old any
-			if tt.old != nil {
-				old = tt.old
-			}
-			got, err := hint(logger, tt.pod, old, tt.new)
-			if err != nil || got != tt.want {
-				t.Errorf("hint = %v, %v; want %v", got, err, tt.want)
-			}
-		})
-	}
 }

@@ -24,6 +24,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
+	"github.com/windows-aware/windows-aware/internal/hinttest"
 	"github.com/windows-aware/windows-aware/internal/k8scompat"
 )
 
@@ -46,43 +47,18 @@ func TestWindowsAwareQueueingHint(t *testing.T) {
 	w2019 := windowsNode("w", "10.0.17763", "10.0.17763.1")
 	banana := windowsNode("w", "banana", "")
 	w2025 := windowsNode("w", "10.0.26100", "10.0.26100.1")
-	tests := []hintCase{
-		{"2025 node added for a 2025 pod", pod(img2025).Obj(), nil, w2025, fwk.Queue},
-		{"2019 node added for a 2025 pod", pod(img2025).Obj(), nil, w2019, fwk.QueueSkip},
-		{"linux node added for a 2025 pod", pod(img2025).Obj(), nil, linuxNode("l"), fwk.QueueSkip},
-		{"malformed label corrected", pod(img2019).Obj(), banana, relabel(banana, "10.0.17763"), fwk.Queue},
-		{"label changed to a wrong build", pod(img2019).Obj(), banana, relabel(banana, "10.0.20348"), fwk.QueueSkip},
-		{"node already fitted", pod(img2019).Obj(), w2019, st.MakeNode().Name("w").Label(v1.LabelOSStable, "windows").Label(v1.LabelWindowsBuild, "10.0.17763").Label("zone", "a").Obj(), fwk.QueueSkip},
-		{"linux node turns windows", withOS(pod("acme/tool:1"), v1.Windows), linuxNode("n"), st.MakeNode().Name("n").Label(v1.LabelOSStable, "windows").Obj(), fwk.Queue},
-		{"a pod that contradicts itself never requeues", pod(img2019, img2022).Obj(), nil, w2025, fwk.QueueSkip},
+	tests := []hinttest.NodeCase{
+		{Name: "2025 node added for a 2025 pod", Pod: pod(img2025).Obj(), New: w2025, Want: fwk.Queue},
+		{Name: "2019 node added for a 2025 pod", Pod: pod(img2025).Obj(), New: w2019, Want: fwk.QueueSkip},
+		{Name: "linux node added for a 2025 pod", Pod: pod(img2025).Obj(), New: linuxNode("l"), Want: fwk.QueueSkip},
+		{Name: "malformed label corrected", Pod: pod(img2019).Obj(), Old: banana, New: relabel(banana, "10.0.17763"), Want: fwk.Queue},
+		{Name: "label changed to a wrong build", Pod: pod(img2019).Obj(), Old: banana, New: relabel(banana, "10.0.20348"), Want: fwk.QueueSkip},
+		{Name: "node already fitted", Pod: pod(img2019).Obj(), Old: w2019, New: st.MakeNode().Name("w").Label(v1.LabelOSStable, "windows").Label(v1.LabelWindowsBuild, "10.0.17763").Label("zone", "a").Obj(), Want: fwk.QueueSkip},
+		{Name: "linux node turns windows", Pod: withOS(pod("acme/tool:1"), v1.Windows), Old: linuxNode("n"), New: st.MakeNode().Name("n").Label(v1.LabelOSStable, "windows").Obj(), Want: fwk.Queue},
+		{Name: "a pod that contradicts itself never requeues", Pod: pod(img2019, img2022).Obj(), New: w2025, Want: fwk.QueueSkip},
 	}
 	pl, _ := newWindowsAware(defaultArgs())
-	checkHints(t, pl.isSchedulableAfterNodeChange, tests)
-}
-
-// hintCase is a node event and the hint it should give for a pod; old is
-// nil for a node added.
-type hintCase struct {
-	name     string
-	pod      *v1.Pod
-	old, new *v1.Node
-	want     fwk.QueueingHint
-}
-
-func checkHints(t *testing.T, hint fwk.QueueingHintFn, tests []hintCase) {
-	logger, _ := ktesting.NewTestContext(t)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var old any
-			if tt.old != nil {
-				old = tt.old
-			}
-			got, err := hint(logger, tt.pod, old, tt.new)
-			if err != nil || got != tt.want {
-				t.Errorf("hint = %v, %v; want %v", got, err, tt.want)
-			}
-		})
-	}
+	hinttest.CheckNodes(t, pl.isSchedulableAfterNodeChange, tests)
 }
 
 func TestWindowsAwarePodChangeHint(t *testing.T) {

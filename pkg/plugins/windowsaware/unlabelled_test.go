@@ -27,6 +27,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
+	"github.com/windows-aware/windows-aware/internal/hinttest"
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 )
@@ -215,10 +216,10 @@ func TestNarrowingLeavesUnlabelledNodesOut(t *testing.T) {
 // Linux pod (it fits there) and leaves a Windows pod asleep.
 func TestWindowsAwareHintOnUnlabelledNode(t *testing.T) {
 	pl, _ := newWindowsAware(defaultArgs(func(a *config.WindowsAwareArgs) { a.DefaultOS = "windows" }))
-	checkHints(t, pl.isSchedulableAfterNodeChange, []hintCase{
-		{"windows pod, unlabelled node added", pod(img2022).Obj(), nil, unlabelledNode("n", "10.0.20348.1"), fwk.QueueSkip},
-		{"defaulted windows pod, unlabelled node added", pod("acme/tool:1.0").Obj(), nil, unlabelledNode("n", ""), fwk.QueueSkip},
-		{"linux pod, unlabelled node added", withOS(pod(imgLinux), v1.Linux), nil, unlabelledNode("n", ""), fwk.Queue},
-		{"linux pod, windows node loses its labels", withOS(pod(imgLinux), v1.Linux), windowsNode("n", "10.0.20348", "", []v1.Taint{}...), unlabelledNode("n", ""), fwk.Queue},
+	hinttest.CheckNodes(t, pl.isSchedulableAfterNodeChange, []hinttest.NodeCase{
+		{Name: "windows pod, unlabelled node added", Pod: pod(img2022).Obj(), New: unlabelledNode("n", "10.0.20348.1"), Want: fwk.QueueSkip},
+		{Name: "defaulted windows pod, unlabelled node added", Pod: pod("acme/tool:1.0").Obj(), New: unlabelledNode("n", ""), Want: fwk.QueueSkip},
+		{Name: "linux pod, unlabelled node added", Pod: withOS(pod(imgLinux), v1.Linux), New: unlabelledNode("n", ""), Want: fwk.Queue},
+		{Name: "linux pod, windows node loses its labels", Pod: withOS(pod(imgLinux), v1.Linux), Old: windowsNode("n", "10.0.20348", "", []v1.Taint{}...), New: unlabelledNode("n", ""), Want: fwk.Queue},
 	})
 }
