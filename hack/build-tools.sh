@@ -118,17 +118,21 @@ fresh() {
 }
 
 # estimate TOOL: roughly how long, in seconds, the tool's first build takes
-# on 2 cores with an empty Go build cache (less with a warm cache, which
-# the tools built before share, or more cores). kube-apiserver and
-# kube-controller-manager compile most of Kubernetes.
+# on 2 cores with an empty Go build cache, built in the order of TOOLS:
+# kube-controller-manager and kubectl reuse most of what kube-apiserver
+# compiled. The demo's tools are as measured from a fresh clone with empty
+# Go caches; helm and karpenter-kwok are estimates. More cores, or a warm
+# cache, make them shorter.
 estimate() {
   case $1 in
-    kube-apiserver) echo 420 ;;
-    kube-controller-manager) echo 300 ;;
+    kube-apiserver) echo 395 ;;
+    kube-controller-manager) echo 150 ;;
     karpenter-kwok) echo 240 ;;
-    kubectl | kwok | helm) echo 150 ;;
-    etcd) echo 90 ;;
-    registry) echo 60 ;;
+    helm) echo 150 ;;
+    registry) echo 135 ;;
+    kwok) echo 125 ;;
+    etcd) echo 65 ;;
+    kubectl) echo 40 ;;
     *) echo 120 ;;
   esac
 }
