@@ -60,7 +60,7 @@ type Explainer struct {
 // Explain reports on every template.
 func (e *Explainer) Explain(ctx context.Context, templates []Template) (*Report, error) {
 	report := &Report{Profile: e.Profile, Templates: []TemplateReport{}, Nodes: len(e.Nodes)}
-	groups := groupNodes(e.Nodes)
+	groups := GroupNodes(e.Nodes)
 	for _, t := range templates {
 		tr, err := e.explain(ctx, t, groups)
 		if err != nil {
@@ -78,7 +78,7 @@ func (e *Explainer) Explain(ctx context.Context, templates []Template) (*Report,
 	return report, nil
 }
 
-func (e *Explainer) explain(ctx context.Context, t Template, groups []nodeGroup) (TemplateReport, error) {
+func (e *Explainer) explain(ctx context.Context, t Template, groups []NodePool) (TemplateReport, error) {
 	pod := t.Pod.DeepCopy()
 	tr := TemplateReport{Source: t.Source, Kind: t.Kind, Namespace: t.Namespace, Name: t.Name, SchedulerName: pod.Spec.SchedulerName}
 	if tr.SchedulerName == "" {

@@ -28,12 +28,12 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
-// nodeGroup is the nodes of one pool and platform, the platform as the
+// NodePool is the nodes of one pool and platform, the platform as the
 // plugin reads it.
-type nodeGroup struct {
-	pool     string
-	platform podneeds.NodePlatform
-	nodes    []*v1.Node
+type NodePool struct {
+	Pool     string
+	Platform podneeds.NodePlatform
+	Nodes    []*v1.Node
 }
 
 // groupKey tells node groups apart.
@@ -42,28 +42,28 @@ type groupKey struct {
 	platform podneeds.NodePlatform
 }
 
-// groupNodes groups nodes by platform and pool: Linux first, then Windows
+// GroupNodes groups nodes by platform and pool: Linux first, then Windows
 // by build, malformed build labels last.
-func groupNodes(nodes []*v1.Node) []nodeGroup {
+func GroupNodes(nodes []*v1.Node) []NodePool {
 	index := map[groupKey]int{}
-	var groups []nodeGroup
+	var groups []NodePool
 	for _, n := range nodes {
 		k := groupKey{pool: PoolOf(n), platform: podneeds.PlatformOf(n)}
 		i, ok := index[k]
 		if !ok {
 			i = len(groups)
 			index[k] = i
-			groups = append(groups, nodeGroup{pool: k.pool, platform: k.platform})
+			groups = append(groups, NodePool{Pool: k.pool, Platform: k.platform})
 		}
-		groups[i].nodes = append(groups[i].nodes, n)
+		groups[i].Nodes = append(groups[i].Nodes, n)
 	}
-	slices.SortFunc(groups, func(a, b nodeGroup) int {
+	slices.SortFunc(groups, func(a, b NodePool) int {
 		return cmp.Or(
-			cmp.Compare(a.platform.OS, b.platform.OS),
-			compareBool(a.platform.MalformedBuild, b.platform.MalformedBuild),
-			compareBuilds(a.platform.Build, b.platform.Build),
-			cmp.Compare(a.platform.Arch, b.platform.Arch),
-			cmp.Compare(a.pool, b.pool),
+			cmp.Compare(a.Platform.OS, b.Platform.OS),
+			compareBool(a.Platform.MalformedBuild, b.Platform.MalformedBuild),
+			compareBuilds(a.Platform.Build, b.Platform.Build),
+			cmp.Compare(a.Platform.Arch, b.Platform.Arch),
+			cmp.Compare(a.Pool, b.Pool),
 		)
 	})
 	return groups
@@ -89,7 +89,7 @@ func compareBuilds(a, b string) int {
 // (the pod's tolerations and its implicit OS toleration), in the order the
 // scheduler's reasons are read by a user. Nothing else the scheduler
 // checks (resources, pod affinity, ports) is looked at.
-func (e *Explainer) judgeNodes(d *podneeds.Decision, pod *v1.Pod, groups []nodeGroup) *NodeReport {
+func (e *Explainer) judgeNodes(d *podneeds.Decision, pod *v1.Pod, groups []NodePool) *NodeReport {
 	if e.Nodes == nil {
 		return nil
 	}
@@ -97,8 +97,8 @@ func (e *Explainer) judgeNodes(d *podneeds.Decision, pod *v1.Pod, groups []nodeG
 	tolerations := slices.Concat(pod.Spec.Tolerations, d.OSTolerations())
 	report := &NodeReport{Total: len(e.Nodes), Groups: []NodeGroup{}}
 	for _, g := range groups {
-		ng := NodeGroup{Pool: g.pool, OS: g.platform.OS, Build: g.platform.Build, MalformedBuild: g.platform.MalformedBuild, Arch: g.platform.Arch, Nodes: len(g.nodes)}
-		for _, n := range g.nodes {
+		ng := NodeGroup{Pool: g.Pool, OS: g.Platform.OS, Build: g.Platform.Build, MalformedBuild: g.Platform.MalformedBuild, Arch: g.Platform.Arch, Nodes: len(g.Nodes)}
+		for _, n := range g.Nodes {
 			fits, reason := d.FitNode(n)
 			if fits {
 				if match, _ := affinity.Match(n); !match {

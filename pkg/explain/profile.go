@@ -140,13 +140,19 @@ func NewExplainer(_ context.Context, profile Profile) (*Explainer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("profile %q: %w", profile.Name, err)
 	}
+	gates := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+	return &Explainer{Decider: decider, TaintComparisonOperators: gates.EnableTaintTolerationComparisonOperators,
+		Profile: profile.Name, Releases: Releases(profile.Args.ExtraReleases)}, nil
+}
+
+// Releases are the Windows releases builds are named by: the built-in ones
+// and the args' extraReleases.
+func Releases(extra []config.ReleaseToken) []windows.Release {
 	releases := slices.Concat(windows.KnownReleases, windows.HostOnlyReleases)
-	for _, r := range profile.Args.ExtraReleases {
+	for _, r := range extra {
 		if b, ok := windows.ParseBuild(r.Build); ok {
 			releases = append(releases, windows.Release{Token: r.Token, Build: b})
 		}
 	}
-	gates := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
-	return &Explainer{Decider: decider, TaintComparisonOperators: gates.EnableTaintTolerationComparisonOperators,
-		Profile: profile.Name, Releases: releases}, nil
+	return releases
 }

@@ -17,7 +17,6 @@ limitations under the License.
 package kubectlcmd
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -40,7 +39,6 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/ungate"
-	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
 // RefusalReasons are the Event reasons with which the scheduler, publish
@@ -210,41 +208,25 @@ func lastSeen(ev *v1.Event) metav1.Time {
 	return ev.CreationTimestamp
 }
 
-// pools groups nodes by pool and platform, as explain does.
+// pools counts the nodes of each pool and platform, as explain groups them.
 func pools(nodes []*v1.Node) []PoolStatus {
-	type key struct {
-		pool     string
-		platform podneeds.NodePlatform
-	}
-	index := map[key]int{}
+	releases := explain.Releases(nil)
 	var out []PoolStatus
-	for _, n := range nodes {
-		k := key{explain.PoolOf(n), podneeds.PlatformOf(n)}
-		i, ok := index[k]
-		if !ok {
-			i = len(out)
-			index[k] = i
-			out = append(out, PoolStatus{Pool: k.pool, OS: k.platform.OS, Build: k.platform.Build, Arch: k.platform.Arch})
-		}
-		p := &out[i]
-		p.Nodes++
-		if ready(n) {
-			p.Ready++
-		}
-		for _, t := range n.Spec.Taints {
-			if s := t.ToString(); !slices.Contains(p.Taints, s) && len(p.Taints) < maxTaints {
-				p.Taints = append(p.Taints, s)
+	for _, g := range explain.GroupNodes(nodes) {
+		p := PoolStatus{Pool: g.Pool, OS: g.Platform.OS, Build: g.Platform.Build, Arch: g.Platform.Arch, Nodes: len(g.Nodes),
+			Release: explain.ReleaseName(releases, g.Platform.Build)}
+		for _, n := range g.Nodes {
+			if ready(n) {
+				p.Ready++
+			}
+			for _, t := range n.Spec.Taints {
+				if s := t.ToString(); !slices.Contains(p.Taints, s) && len(p.Taints) < maxTaints {
+					p.Taints = append(p.Taints, s)
+				}
 			}
 		}
+		out = append(out, p)
 	}
-	releases := releasesKnown()
-	for i := range out {
-		out[i].Release = explain.ReleaseName(releases, out[i].Build)
-	}
-	slices.SortFunc(out, func(a, b PoolStatus) int {
-		return cmp.Or(cmp.Compare(a.OS, b.OS), cmp.Compare(len(a.Build), len(b.Build)), cmp.Compare(a.Build, b.Build),
-			cmp.Compare(a.Arch, b.Arch), cmp.Compare(a.Pool, b.Pool))
-	})
 	return out
 }
 
@@ -297,9 +279,4 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// releasesKnown are the releases builds are named by.
-func releasesKnown() []windows.Release {
-	return slices.Concat(windows.KnownReleases, windows.HostOnlyReleases)
 }
