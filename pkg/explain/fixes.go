@@ -53,8 +53,10 @@ func (e *Explainer) fixes(t *TemplateReport) []string {
 	var runs, affinityOnly, tainted []NodeGroup
 	for _, g := range n.Groups {
 		ours := 0
-		for _, r := range []string{podneeds.ReasonOS, podneeds.ReasonBuild, podneeds.ReasonNoBuild, podneeds.ReasonMalformedBuild, podneeds.ReasonArch} {
-			ours += g.Reasons[r]
+		for r, n := range g.Reasons {
+			if podneeds.IsFitReason(r) {
+				ours += n
+			}
 		}
 		if ours == g.Nodes {
 			continue

@@ -21,9 +21,7 @@ import (
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
-	"k8s.io/klog/v2"
 
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
@@ -94,7 +92,6 @@ func (e *Explainer) judgeNodes(d *podneeds.Decision, pod *v1.Pod, groups []NodeP
 		return nil
 	}
 	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
-	tolerations := slices.Concat(pod.Spec.Tolerations, d.OSTolerations())
 	report := &NodeReport{Total: len(e.Nodes), Groups: []NodeGroup{}}
 	for _, g := range groups {
 		ng := NodeGroup{Pool: g.Pool, OS: g.Platform.OS, Build: g.Platform.Build, MalformedBuild: g.Platform.MalformedBuild, Arch: g.Platform.Arch, Nodes: len(g.Nodes)}
@@ -106,9 +103,9 @@ func (e *Explainer) judgeNodes(d *podneeds.Decision, pod *v1.Pod, groups []NodeP
 				}
 			}
 			if fits {
-				if repels, why := d.TaintsRepel(pod, n, e.TaintComparisonOperators); repels {
-					fits, reason = false, why
-					if taint, found := untoleratedTaint(n, tolerations, e.TaintComparisonOperators); found && !slices.Contains(ng.Taints, taint) && len(ng.Taints) < maxTaintsShown {
+				if t := d.RepellingTaint(pod, n, e.TaintComparisonOperators); t != nil {
+					fits, reason = false, podneeds.ReasonUntoleratedTaint
+					if taint := t.ToString(); !slices.Contains(ng.Taints, taint) && len(ng.Taints) < maxTaintsShown {
 						ng.Taints = append(ng.Taints, taint)
 					}
 				}
@@ -135,15 +132,3 @@ const ReasonNodeAffinity = "node(s) didn't match Pod's node affinity/selector"
 // maxTaintsShown bounds the taints a group names: a group is one pool, whose
 // nodes carry the same few taints.
 const maxTaintsShown = 5
-
-// untoleratedTaint names the first NoSchedule or NoExecute taint of the
-// node that the tolerations do not tolerate, as key=value:effect.
-func untoleratedTaint(node *v1.Node, tolerations []v1.Toleration, comparisonOperators bool) (string, bool) {
-	taint, found := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, tolerations, func(t *v1.Taint) bool {
-		return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
-	}, comparisonOperators)
-	if !found {
-		return "", false
-	}
-	return taint.ToString(), true
-}

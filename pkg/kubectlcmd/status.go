@@ -161,7 +161,7 @@ func readStatus(ctx context.Context, client kubernetes.Interface, ns string, sin
 		return client.CoreV1().Pods(ns).List(ctx, opts)
 	}).EachListItem(ctx, metav1.ListOptions{LabelSelector: publish.LabelGated}, func(obj runtime.Object) error {
 		pod := obj.(*v1.Pod)
-		if !slices.ContainsFunc(pod.Spec.SchedulingGates, func(g v1.PodSchedulingGate) bool { return g.Name == publish.GatePlatform }) {
+		if !publish.Gated(pod) {
 			return nil
 		}
 		s.Gated = append(s.Gated, GatedPod{Namespace: pod.Namespace, Name: pod.Name, Since: pod.CreationTimestamp, Images: podneeds.ImageRefs(pod)})

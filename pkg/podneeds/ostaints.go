@@ -77,6 +77,12 @@ func AnyOSToleration(node *v1.Node) *OSToleration {
 // gate of that name. Unlike v1helper.FindMatchingUntoleratedTaint it
 // allocates nothing.
 func Untolerated(logger klog.Logger, node *v1.Node, nodeOS string, tolerations []v1.Toleration, implicit *OSToleration, comparisonOperators bool) bool {
+	return UntoleratedTaint(logger, node, nodeOS, tolerations, implicit, comparisonOperators) != nil
+}
+
+// UntoleratedTaint is the first taint by which Untolerated holds, pointing
+// into the node's taints; nil when there is none.
+func UntoleratedTaint(logger klog.Logger, node *v1.Node, nodeOS string, tolerations []v1.Toleration, implicit *OSToleration, comparisonOperators bool) *v1.Taint {
 	for i := range node.Spec.Taints {
 		t := &node.Spec.Taints[i]
 		if t.Effect != v1.TaintEffectNoSchedule && t.Effect != v1.TaintEffectNoExecute {
@@ -86,10 +92,10 @@ func Untolerated(logger klog.Logger, node *v1.Node, nodeOS string, tolerations [
 			continue
 		}
 		if !v1helper.TolerationsTolerateTaint(logger, tolerations, t, comparisonOperators) {
-			return true
+			return t
 		}
 	}
-	return false
+	return nil
 }
 
 // OSTaintSpellings are the values OS taints are written with, besides any
@@ -139,8 +145,14 @@ func (d *Decision) OSTolerations() []v1.Toleration {
 // pod's own tolerations, plus its implicit OS toleration. The reason is
 // the one the scheduler gives.
 func (d *Decision) TaintsRepel(pod *v1.Pod, node *v1.Node, comparisonOperators bool) (repels bool, reason string) {
-	if Untolerated(klog.Background(), node, NodeOS(node), pod.Spec.Tolerations, d.osToleration, comparisonOperators) {
+	if d.RepellingTaint(pod, node, comparisonOperators) != nil {
 		return true, ReasonUntoleratedTaint
 	}
 	return false, ""
+}
+
+// RepellingTaint is the first taint by which TaintsRepel holds; nil when
+// none does.
+func (d *Decision) RepellingTaint(pod *v1.Pod, node *v1.Node, comparisonOperators bool) *v1.Taint {
+	return UntoleratedTaint(klog.Background(), node, NodeOS(node), pod.Spec.Tolerations, d.osToleration, comparisonOperators)
 }

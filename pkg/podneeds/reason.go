@@ -16,7 +16,11 @@ limitations under the License.
 
 package podneeds
 
-import "github.com/windows-aware/windows-aware/pkg/windows"
+import (
+	"slices"
+
+	"github.com/windows-aware/windows-aware/pkg/windows"
+)
 
 // Unschedulable reasons, one per verdict, constant so that the scheduler
 // aggregates them as "0/N nodes are available: 3 node(s) didn't match
@@ -44,4 +48,10 @@ func Reason(f windows.Fit) string {
 		return ""
 	}
 	return reasons[f]
+}
+
+// IsFitReason reports whether reason is one the node-fit rule gives (a
+// node's OS, build or architecture), rather than another plugin's.
+func IsFitReason(reason string) bool {
+	return reason != "" && slices.Contains(reasons[:], reason)
 }
