@@ -20,9 +20,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	v1 "k8s.io/api/core/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/windows-aware/windows-aware/pkg/kubectlcmd"
 )
@@ -72,7 +71,9 @@ and 1 when the input cannot be read.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Refs = args
 			if kubeconfig != "" {
-				o.Connect = func() (*rest.Config, string, error) { return connectKubeconfig(kubeconfig, namespace) }
+				flags := genericclioptions.NewConfigFlags(false)
+				flags.KubeConfig, flags.Namespace = &kubeconfig, &namespace
+				o.Connect = func() (*rest.Config, string, error) { return kubectlcmd.Connect(flags) }
 			}
 			if code := o.Run(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()); code != 0 {
 				exit(code)
@@ -100,24 +101,4 @@ and 1 when the input cannot be read.`,
 		_ = c.Usage()
 	})
 	return cmd
-}
-
-// connectKubeconfig reads the cluster of a kubeconfig file, and the
-// namespace asked for or its context's.
-func connectKubeconfig(kubeconfig, namespace string) (*rest.Config, string, error) {
-	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		&clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig}, &clientcmd.ConfigOverrides{})
-	cfg, err := loader.ClientConfig()
-	if err != nil {
-		return nil, "", fmt.Errorf("--kubeconfig %s: %w", kubeconfig, err)
-	}
-	if namespace == "" {
-		if namespace, _, err = loader.Namespace(); err != nil {
-			return nil, "", err
-		}
-		if namespace == "" {
-			namespace = v1.NamespaceDefault
-		}
-	}
-	return cfg, namespace, nil
 }

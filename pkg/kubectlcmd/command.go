@@ -54,8 +54,8 @@ It reads the cluster as kubectl does: $KUBECONFIG or ~/.kube/config, --context,
 	return cmd
 }
 
-// connect reads the cluster and namespace kubectl's flags choose.
-func connect(flags *genericclioptions.ConfigFlags) (*rest.Config, string, error) {
+// Connect reads the cluster and namespace kubectl's flags choose.
+func Connect(flags *genericclioptions.ConfigFlags) (*rest.Config, string, error) {
 	cfg, err := flags.ToRESTConfig()
 	if err != nil {
 		return nil, "", fmt.Errorf("the cluster: %w", err)
@@ -103,7 +103,7 @@ no node of the cluster runs it (for CI), 1 when the input cannot be read.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Refs = args
 			if !local {
-				o.Connect = func() (*rest.Config, string, error) { return connect(flags) }
+				o.Connect = func() (*rest.Config, string, error) { return Connect(flags) }
 			}
 			if code := o.Run(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()); code != 0 {
 				return &ExitCodeError{Code: code}

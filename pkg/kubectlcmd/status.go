@@ -119,7 +119,7 @@ kubectl would use, or every namespace with -A.`,
 			if err := checkOutput(o.output); err != nil {
 				return err
 			}
-			cfg, ns, err := connect(flags)
+			cfg, ns, err := Connect(flags)
 			if err != nil {
 				return err
 			}

@@ -41,10 +41,11 @@ import (
 // the real API server: with only $KUBECONFIG set, explain names the pools
 // that do not run a Pending ltsc2019 pod, why, and the fix; the same with
 // --context on a kubeconfig of two contexts whose current one leads
-// nowhere; status lists the pools by build and the scheduler's refusal.
+// nowhere; scheduler explain, given --kubeconfig, says the same; status
+// lists the pools by build and the scheduler's refusal.
 func TestKubectlPlugin(t *testing.T) {
 	e := requireCluster(t)
-	bins, err := controlplane.FindBinaries("", "", controlplane.KubectlPlugin)
+	bins, err := controlplane.FindBinaries("", "", controlplane.KubectlPlugin, controlplane.Scheduler)
 	if err != nil {
 		t.Fatalf("the kubectl plugin: %v", err)
 	}
@@ -64,7 +65,11 @@ func TestKubectlPlugin(t *testing.T) {
 	writeTwoContexts(t, e.c.Kubeconfig, twoContexts)
 	run := func(kubeconfig string, args ...string) (int, string, string) {
 		t.Helper()
-		cmd := exec.CommandContext(e.ctx, bins.KubectlPlugin, args...)
+		bin := bins.KubectlPlugin
+		if args[0] == "scheduler" {
+			bin, args = bins.Scheduler, args[1:]
+		}
+		cmd := exec.CommandContext(e.ctx, bin, args...)
 		// Only $KUBECONFIG says where the cluster is: no ~/.kube/config.
 		cmd.Env = []string{"KUBECONFIG=" + kubeconfig, "HOME=" + dir, "PATH=" + os.Getenv("PATH")}
 		var stdout, stderr bytes.Buffer
@@ -87,6 +92,7 @@ func TestKubectlPlugin(t *testing.T) {
 	}{
 		{"only $KUBECONFIG", e.c.Kubeconfig, []string{"explain", "-n", ns, "pod/iis"}},
 		{"--context of a kubeconfig with two", twoContexts, []string{"explain", "--context", "test", "-n", ns, "pod/iis"}},
+		{"scheduler explain --kubeconfig", "", []string{"scheduler", "explain", "--kubeconfig", e.c.Kubeconfig, "-n", ns, "pod/iis"}},
 	}
 	for _, tt := range explains {
 		t.Run(tt.name, func(t *testing.T) {
