@@ -23,7 +23,8 @@
 #   kubectl                  k8s.io/kubernetes           hack/tools/go.mod (*)
 #   kwok                     sigs.k8s.io/kwok            hack/tools/kwok/go.mod
 #   helm                     helm.sh/helm/v4             hack/tools/helm/go.mod
-#   registry                 github.com/distribution/distribution/v3
+#   registry                 github.com/distribution/distribution/v3 (main.go:
+#                            its filesystem and in-memory storage, htpasswd)
 #                                                        hack/tools/registry/go.mod
 #   karpenter-kwok           sigs.k8s.io/karpenter       hack/tools/karpenter/go.mod
 #     and karpenter-crds/    (its CRDs, copied from the module)
@@ -80,9 +81,9 @@ module_version() {
 # for a tool built from a main package of this repository.
 build() {
   local name=$1 dir=$2 module=$3 pkg=$4 ldflags=${5:-} modfile=${6:-$2/go.mod} out=${7:-$TOOLS_DIR} source=${8:-}
-  local version stamp bin want
+  local stamp bin want version
   version=$(module_version "$dir" "$module" "$modfile")
-  want="$name $module@$version $GO_VERSION${source:+ $source}"
+  want=$(stamp_of "$name" "$dir" "$module" "$modfile" "$source")
   mkdir -p "$out"
   bin=$out/$name
   stamp=$out/$name.stamp
@@ -98,8 +99,7 @@ build() {
     [[ -z ${lock:-} ]] || exec {lock}>&-
     return
   fi
-  building=$((building + 1))
-  log "$name: building $pkg from $module@$version ($building of $to_build, about $(duration "$(estimate "$name")") on 2 cores) ..."
+  log "$name: building $pkg from $module@$version ($(position "$name") of $to_build, about $(duration "$(estimate "$name")") on 2 cores) ..."
   local start=$SECONDS
   (cd "$dir" && "$GO" build -modfile="$modfile" -trimpath -buildvcs=false -ldflags "-s -w $ldflags" -o "$bin.tmp" "$pkg")
   mv -f "$bin.tmp" "$bin"
@@ -112,9 +112,18 @@ build() {
 # binary is there with the stamp build would write, as build checks it.
 fresh() {
   local name=$1 dir=$2 module=$3 modfile=${4:-$2/go.mod} out=${5:-$TOOLS_DIR} source=${6:-}
-  local version
+  [[ -x $out/$name && -f $out/$name.stamp && "$(cat "$out/$name.stamp")" == "$(stamp_of "$name" "$dir" "$module" "$modfile" "$source")" ]]
+}
+
+# stamp_of NAME DIR MODULE MODFILE [SOURCE]: what a tool's stamp says: the
+# module's version, the Go version, a hash of the modfile's sums (a
+# dependency moved, as when the tools modules follow the product's
+# versions, rebuilds it) and of its own code, if any.
+stamp_of() {
+  local name=$1 dir=$2 module=$3 modfile=$4 source=${5:-} version
   version=$(module_version "$dir" "$module" "$modfile")
-  [[ -x $out/$name && -f $out/$name.stamp && "$(cat "$out/$name.stamp")" == "$name $module@$version $GO_VERSION${source:+ $source}" ]]
+  printf '%s %s@%s %s sum:%s%s' "$name" "$module" "$version" "$GO_VERSION" \
+    "$(sha256sum <"${modfile%.mod}.sum" | cut -c1-16)" "${source:+ $source}"
 }
 
 # estimate TOOL: roughly how long, in seconds, the tool's first build takes
@@ -142,10 +151,10 @@ duration() {
   if (($1 >= 60)); then printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); else printf '%ds' "$1"; fi
 }
 
-# karpenter_source: the hash of the karpenter-kwok tool's own code, as its
-# stamp names it.
-karpenter_source() {
-  printf 'source:%s' "$(cat "$ROOT"/hack/tools/karpenter/*.go "$ROOT"/hack/tools/karpenter/go.sum | sha256sum | cut -c1-16)"
+# source_of DIR: the hash of a tool's own code (the main package in
+# hack/tools/DIR and its go.sum), as its stamp names it.
+source_of() {
+  printf 'source:%s' "$(cat "$ROOT/hack/tools/$1"/*.go "$ROOT/hack/tools/$1/go.sum" | sha256sum | cut -c1-16)"
 }
 
 kube_ldflags() {
@@ -220,8 +229,8 @@ is_fresh() {
       fresh "$1" "$ROOT/hack/tools" k8s.io/kubernetes "$KUBE_MODFILE" "$KUBE_DIR" ;;
     kwok) fresh kwok "$ROOT/hack/tools/kwok" sigs.k8s.io/kwok ;;
     helm) fresh helm "$ROOT/hack/tools/helm" helm.sh/helm/v4 ;;
-    registry) fresh registry "$ROOT/hack/tools/registry" github.com/distribution/distribution/v3 ;;
-    karpenter-kwok) fresh karpenter-kwok "$ROOT/hack/tools/karpenter" sigs.k8s.io/karpenter "" "" "$(karpenter_source)" ;;
+    registry) fresh registry "$ROOT/hack/tools/registry" github.com/distribution/distribution/v3 "" "" "$(source_of registry)" ;;
+    karpenter-kwok) fresh karpenter-kwok "$ROOT/hack/tools/karpenter" sigs.k8s.io/karpenter "" "" "$(source_of karpenter)" ;;
     *)
       log "unknown tool $1 (want etcd, kube-apiserver, kube-controller-manager, kubectl, kwok, helm, registry or karpenter-kwok)"
       exit 2 ;;
@@ -238,7 +247,15 @@ for tool in "${want[@]}"; do
   is_fresh "$tool" || missing+=("$tool")
 done
 to_build=${#missing[@]}
-building=0
+
+# position TOOL: where TOOL comes in the plan (both lanes count from it).
+position() {
+  local i
+  for i in "${!missing[@]}"; do
+    [[ ${missing[$i]} != "$1" ]] || { echo $((i + 1)); return; }
+  done
+  echo "?"
+}
 if ((to_build > 0)); then
   sum=0
   plan=()
@@ -250,24 +267,55 @@ if ((to_build > 0)); then
   log "about $(duration "$sum") in all on 2 cores the first time (less with a warm Go build cache or more cores); later runs reuse them"
 fi
 
-for tool in "${want[@]}"; do
-  case $tool in
+# build_tool TOOL: builds one tool, if it is missing or stale.
+build_tool() {
+  case $1 in
     etcd)
       build etcd "$ROOT/hack/tools" go.etcd.io/etcd/server/v3 ./etcd ;;
     kube-apiserver | kube-controller-manager | kubectl)
-      build "$tool" "$ROOT/hack/tools" k8s.io/kubernetes "k8s.io/kubernetes/cmd/$tool" "$(kube_ldflags)" \
+      build "$1" "$ROOT/hack/tools" k8s.io/kubernetes "k8s.io/kubernetes/cmd/$1" "$(kube_ldflags)" \
         "$KUBE_MODFILE" "$KUBE_DIR" ;;
     kwok)
       build kwok "$ROOT/hack/tools/kwok" sigs.k8s.io/kwok sigs.k8s.io/kwok/cmd/kwok "$(kwok_ldflags)" ;;
     helm)
       build helm "$ROOT/hack/tools/helm" helm.sh/helm/v4 helm.sh/helm/v4/cmd/helm "$(helm_ldflags)" ;;
     registry)
-      build registry "$ROOT/hack/tools/registry" github.com/distribution/distribution/v3 \
-        github.com/distribution/distribution/v3/cmd/registry "$(registry_ldflags)" ;;
+      build registry "$ROOT/hack/tools/registry" github.com/distribution/distribution/v3 . "$(registry_ldflags)" "" "" \
+        "$(source_of registry)" ;;
     karpenter-kwok)
       build karpenter-kwok "$ROOT/hack/tools/karpenter" sigs.k8s.io/karpenter . "$(karpenter_ldflags)" "" "" \
-        "$(karpenter_source)"
+        "$(source_of karpenter)"
       karpenter_crds ;;
   esac
+}
+
+# Two lanes. The first builds, in order, the tools that share packages
+# with each other and with the product (etcd, then kube-apiserver, whose
+# compiled Kubernetes the others reuse: see internal/toolsmod); the second,
+# meanwhile, the tools whose modules share next to nothing with them
+# (registry, helm, karpenter-kwok). On 2 cores the second lane's module
+# downloads and links fill the first's idle moments; BUILD_TOOLS_LANES=1
+# builds one tool at a time.
+shared=() apart=()
+for tool in "${want[@]}"; do
+  case $tool in
+    registry | helm | karpenter-kwok) apart+=("$tool") ;;
+    *) shared+=("$tool") ;;
+  esac
 done
+apart_pid=
+if [[ ${BUILD_TOOLS_LANES:-2} -gt 1 && ${#apart[@]} -gt 0 && ${#shared[@]} -gt 0 ]]; then
+  (for tool in "${apart[@]}"; do build_tool "$tool"; done) &
+  apart_pid=$!
+  # shellcheck disable=SC2064 # the pid is known now
+  trap "kill $apart_pid 2>/dev/null || true" EXIT
+  apart=()
+fi
+for tool in "${shared[@]}" "${apart[@]}"; do
+  build_tool "$tool"
+done
+if [[ -n $apart_pid ]] && ! wait "$apart_pid"; then
+  log "building ${want[*]}: a tool failed (above)"
+  exit 1
+fi
 log "all tools ready in $(duration $((SECONDS - total)))"

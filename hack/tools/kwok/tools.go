@@ -17,9 +17,11 @@ limitations under the License.
 */
 
 // Package kwok pins sigs.k8s.io/kwok, which hack/build-tools.sh builds into
-// bin/tools/kwok. It is a module of its own because kwok requires an older
-// Kubernetes (k8s.io/* v0.36) than the tools module's v1.37 staging
-// replaces.
+// bin/tools/kwok. It is a module of its own so that kwok's other
+// dependencies do not move the tools module's versions; its Kubernetes
+// modules (kwok v0.8.0 asks for v0.36) are raised to the product's, so
+// that its build reuses what kube-apiserver's compiled (internal/toolsmod
+// holds them there).
 package kwok
 
 import _ "sigs.k8s.io/kwok/cmd/kwok"
