@@ -51,6 +51,8 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
+# shellcheck source=hack/goenv.sh
+source hack/goenv.sh
 GO=${GO:-go}
 TOOLS_DIR=${TOOLS_DIR:-$ROOT/bin/tools}
 OUT_ROOT=${BENCH_OUT:-$ROOT/_output/bench}

@@ -289,6 +289,44 @@ build_tool() {
   esac
 }
 
+# build_kube TOOL...: builds the given kube-* tools and kubectl that are
+# missing or stale in one go build, which compiles their packages and
+# links them side by side (a third of kube-controller-manager's and
+# kubectl's packages are their own); one tool is built as any other.
+build_kube() {
+  local stale=() tool lock=
+  mkdir -p "$KUBE_DIR"
+  if command -v flock >/dev/null 2>&1; then
+    exec {lock}>"$KUBE_DIR/.kube.lock"
+    flock "$lock"
+  fi
+  for tool in "$@"; do
+    is_fresh "$tool" || stale+=("$tool")
+  done
+  if ((${#stale[@]} < 2)); then
+    [[ -z $lock ]] || exec {lock}>&-
+    for tool in "$@"; do build_tool "$tool"; done
+    return
+  fi
+  local version pkgs=() tmp start=$SECONDS
+  version=$(module_version "$ROOT/hack/tools" k8s.io/kubernetes "$KUBE_MODFILE")
+  for tool in "${stale[@]}"; do
+    pkgs+=("k8s.io/kubernetes/cmd/$tool")
+    log "$tool: building k8s.io/kubernetes/cmd/$tool from k8s.io/kubernetes@$version ($(position "$tool") of $to_build, about $(duration "$(estimate "$tool")") on 2 cores) ..."
+  done
+  tmp=$(mktemp -d "$KUBE_DIR/.build.XXXXXX")
+  (cd "$ROOT/hack/tools" && "$GO" build -modfile="$KUBE_MODFILE" -trimpath -buildvcs=false \
+    -ldflags "-s -w $(kube_ldflags)" -o "$tmp/" "${pkgs[@]}")
+  for tool in "${stale[@]}"; do
+    mv -f "$tmp/$tool" "$KUBE_DIR/$tool"
+    stamp_of "$tool" "$ROOT/hack/tools" k8s.io/kubernetes "$KUBE_MODFILE" >"$KUBE_DIR/$tool.stamp"
+    printf '\n' >>"$KUBE_DIR/$tool.stamp"
+  done
+  rmdir "$tmp"
+  [[ -z $lock ]] || exec {lock}>&-
+  log "${stale[*]}: built together in $(duration $((SECONDS - start))) -> $KUBE_DIR ($(duration $((SECONDS - total))) since the start)"
+}
+
 # Two lanes. The first builds, in order, the tools that share packages
 # with each other and with the product (etcd, then kube-apiserver, whose
 # compiled Kubernetes the others reuse: see internal/toolsmod); the second,
@@ -311,9 +349,18 @@ if [[ ${BUILD_TOOLS_LANES:-2} -gt 1 && ${#apart[@]} -gt 0 && ${#shared[@]} -gt 0
   trap "kill $apart_pid 2>/dev/null || true" EXIT
   apart=()
 fi
+kube=()
 for tool in "${shared[@]}" "${apart[@]}"; do
-  build_tool "$tool"
+  case $tool in
+    kube-apiserver | kube-controller-manager | kubectl) kube+=("$tool") ;;
+    *)
+      # The kube tools as soon as the next tool is none of them: etcd
+      # first, kwok after them.
+      if ((${#kube[@]} > 0)); then build_kube "${kube[@]}"; kube=(); fi
+      build_tool "$tool" ;;
+  esac
 done
+if ((${#kube[@]} > 0)); then build_kube "${kube[@]}"; fi
 if [[ -n $apart_pid ]] && ! wait "$apart_pid"; then
   log "building ${want[*]}: a tool failed (above)"
   exit 1

@@ -25,6 +25,8 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
+# shellcheck source=hack/goenv.sh
+source hack/goenv.sh
 GO=${GO:-go}
 BIN_DIR=${BIN_DIR:-$ROOT/bin}
 

@@ -54,6 +54,8 @@ fi
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "${root}"
+# shellcheck source=hack/goenv.sh
+source hack/goenv.sh
 
 GO=${GO:-go}
 BIN_DIR=${BIN_DIR:-${root}/bin}

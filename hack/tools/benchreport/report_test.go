@@ -74,8 +74,8 @@ func TestTargetsFromRealOutput(t *testing.T) {
 		{name: "PreEnqueue allocations", what: "plugin level: PreEnqueue allocations per pod (worst case)", wantGot: "0", wantMet: true, wantWant: "0"},
 		{name: "resolution over tags", what: "whole scheduler, 500Nodes_1000Pods: throughput with image resolution (warm cache) / tag rules alone",
 			wantGot: "0.76x", wantMet: false, wantWant: "≥ 0.98x"}, // 199.2 / 263.2
-		{name: "slow registry over fast", what: "whole scheduler, 500Nodes_1000Pods: throughput of pods with known images beside a 200 ms registry and 10% new images / a fast registry",
-			wantGot: "0.89x", wantMet: false, wantWant: "≥ 0.95x"}, // 177.3 / 199.2
+		{name: "slow registry over fast", what: "whole scheduler, 500Nodes_1000Pods: throughput of pods with known images beside 10% new-image pods, a 200 ms registry / a fast one",
+			wantGot: "0.93x", wantMet: false, wantWant: "≥ 0.95x"}, // 177.3 / 190.6
 		{name: "placements, StockNoSelectors left out", what: "whole scheduler: pods misplaced, unbound or missing (all runs, every workload but StockNoSelectors)",
 			wantGot: "0 of 5611", wantMet: true, wantWant: "0"}, // 2200 + 1100 (Tags) + 1100 (Resolved) + 1211 (SlowRegistry)
 	}
