@@ -23,3 +23,14 @@ case " ${GOFLAGS:-} " in
   *" -trimpath "*) ;;
   *) export GOFLAGS="${GOFLAGS:+$GOFLAGS }-trimpath" ;;
 esac
+
+# Upstream's test API server (k8s.io/kubernetes/cmd/kube-apiserver/app/testing,
+# which scheduler_perf starts) finds its certificate fixtures beside its own
+# source file, a path -trimpath leaves relative to the module cache. It
+# takes the base of such paths from TEST_SRCDIR and TEST_WORKSPACE (read
+# for Bazel, which trims paths too): the module cache, here. Its log then
+# says it "detected bazel env variables".
+if [[ -z ${TEST_SRCDIR:-} ]]; then
+  export TEST_SRCDIR TEST_WORKSPACE=.
+  TEST_SRCDIR=$("${GO:-go}" env GOMODCACHE)
+fi
