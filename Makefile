@@ -118,7 +118,7 @@ fuzz-long: ## Every fuzz target until FUZZ_EXECS executions (10,000,000) each.
 	GO="$(GO)" BIN_DIR="$(BIN_DIR)" FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) hack/fuzz.sh $(FUZZ_EXECS)x $(fuzz_selected)
 
 # The tools make demo runs (the integration tests need every tool).
-DEMO_TOOLS := etcd kube-apiserver kube-controller-manager kubectl kwok registry
+DEMO_TOOLS := etcd kube-apiserver kubectl demo-controllers kwok registry
 
 .PHONY: tools
 tools: ## Build etcd, kube-apiserver, kube-controller-manager, kubectl, kwok, helm, the OCI registry and Karpenter's kwok provider into bin/tools (K8S=1.36: that minor's kube-* into bin/tools/k8s1.36).

@@ -21,6 +21,9 @@
 #   kube-apiserver           k8s.io/kubernetes           hack/tools/go.mod (*)
 #   kube-controller-manager  k8s.io/kubernetes           hack/tools/go.mod (*)
 #   kubectl                  k8s.io/kubernetes           hack/tools/go.mod (*)
+#   demo-controllers         k8s.io/kubernetes           hack/tools/go.mod
+#     (hack/tools/democontrollers: the controllers make demo needs, not all
+#     of kube-controller-manager's; the stamp names a hash of its code)
 #   kwok                     sigs.k8s.io/kwok            hack/tools/kwok/go.mod
 #   helm                     helm.sh/helm/v4             hack/tools/helm/go.mod
 #   registry                 github.com/distribution/distribution/v3 (main.go:
@@ -136,6 +139,7 @@ estimate() {
   case $1 in
     kube-apiserver) echo 395 ;;
     kube-controller-manager) echo 150 ;;
+    demo-controllers) echo 45 ;;
     karpenter-kwok) echo 240 ;;
     helm) echo 150 ;;
     registry) echo 135 ;;
@@ -152,9 +156,11 @@ duration() {
 }
 
 # source_of DIR: the hash of a tool's own code (the main package in
-# hack/tools/DIR and its go.sum), as its stamp names it.
+# hack/tools/DIR and the go.sum of its module), as its stamp names it.
 source_of() {
-  printf 'source:%s' "$(cat "$ROOT/hack/tools/$1"/*.go "$ROOT/hack/tools/$1/go.sum" | sha256sum | cut -c1-16)"
+  local sum=$ROOT/hack/tools/$1/go.sum
+  [[ -f $sum ]] || sum=$ROOT/hack/tools/go.sum
+  printf 'source:%s' "$(cat "$ROOT/hack/tools/$1"/*.go "$sum" | sha256sum | cut -c1-16)"
 }
 
 kube_ldflags() {
@@ -219,7 +225,7 @@ helm_ldflags() {
 }
 
 want=("$@")
-[[ ${#want[@]} -gt 0 ]] || want=(etcd kube-apiserver kube-controller-manager kubectl kwok helm registry karpenter-kwok)
+[[ ${#want[@]} -gt 0 ]] || want=(etcd kube-apiserver kube-controller-manager kubectl demo-controllers kwok helm registry karpenter-kwok)
 
 # is_fresh TOOL: whether TOOL needs no build.
 is_fresh() {
@@ -227,12 +233,13 @@ is_fresh() {
     etcd) fresh etcd "$ROOT/hack/tools" go.etcd.io/etcd/server/v3 ;;
     kube-apiserver | kube-controller-manager | kubectl)
       fresh "$1" "$ROOT/hack/tools" k8s.io/kubernetes "$KUBE_MODFILE" "$KUBE_DIR" ;;
+    demo-controllers) fresh demo-controllers "$ROOT/hack/tools" k8s.io/kubernetes "" "" "$(source_of democontrollers)" ;;
     kwok) fresh kwok "$ROOT/hack/tools/kwok" sigs.k8s.io/kwok ;;
     helm) fresh helm "$ROOT/hack/tools/helm" helm.sh/helm/v4 ;;
     registry) fresh registry "$ROOT/hack/tools/registry" github.com/distribution/distribution/v3 "" "" "$(source_of registry)" ;;
     karpenter-kwok) fresh karpenter-kwok "$ROOT/hack/tools/karpenter" sigs.k8s.io/karpenter "" "" "$(source_of karpenter)" ;;
     *)
-      log "unknown tool $1 (want etcd, kube-apiserver, kube-controller-manager, kubectl, kwok, helm, registry or karpenter-kwok)"
+      log "unknown tool $1 (want etcd, kube-apiserver, kube-controller-manager, kubectl, demo-controllers, kwok, helm, registry or karpenter-kwok)"
       exit 2 ;;
   esac
 }
@@ -275,6 +282,9 @@ build_tool() {
     kube-apiserver | kube-controller-manager | kubectl)
       build "$1" "$ROOT/hack/tools" k8s.io/kubernetes "k8s.io/kubernetes/cmd/$1" "$(kube_ldflags)" \
         "$KUBE_MODFILE" "$KUBE_DIR" ;;
+    demo-controllers)
+      build demo-controllers "$ROOT/hack/tools" k8s.io/kubernetes ./democontrollers "" "" "" \
+        "$(source_of democontrollers)" ;;
     kwok)
       build kwok "$ROOT/hack/tools/kwok" sigs.k8s.io/kwok sigs.k8s.io/kwok/cmd/kwok "$(kwok_ldflags)" ;;
     helm)

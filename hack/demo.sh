@@ -43,7 +43,7 @@ case ${1:-up} in
     # what kube-apiserver's compiled). Only the tools the demo runs: not
     # helm, nor karpenter-kwok.
     # shellcheck disable=SC2086 # a list of names
-    hack/build-tools.sh ${DEMO_TOOLS:-etcd kube-apiserver kube-controller-manager kubectl kwok registry}
+    hack/build-tools.sh ${DEMO_TOOLS:-etcd kube-apiserver kubectl demo-controllers kwok registry}
     if [[ ! -x $BIN_DIR/scheduler ]]; then
       echo "[demo] building $BIN_DIR/scheduler"
       make --no-print-directory build

@@ -16,8 +16,10 @@ limitations under the License.
 
 // Command demo runs make demo and make demo-down (through hack/demo.sh).
 //
-// demo up starts, on 127.0.0.1, etcd, kube-apiserver,
-// kube-controller-manager, kwok and this project's scheduler (with the
+// demo up starts, on 127.0.0.1, etcd, kube-apiserver, demo-controllers
+// (kube-controller-manager's Deployment, ReplicaSet, ServiceAccount,
+// namespace and garbage-collector controllers), kwok and this project's
+// scheduler (with the
 // shipped manifests/scheduler-config.yaml), registers 5,000 simulated kwok
 // nodes (Linux, and Windows Server 2019, 2022 and 2025 pools tainted
 // os=windows:NoSchedule), applies the Windows guide's workloads under the
@@ -140,14 +142,14 @@ func up(root, state string, cfg config) int {
 	}
 	logf("starting the control plane on 127.0.0.1 (state in %s)", state)
 	c, err := controlplane.Start(ctx, controlplane.Options{
-		SchedulerConfig:   schedulerConfig,
-		Dir:               state,
-		PIDDir:            filepath.Join(state, "pids"),
-		Detach:            true,
-		ControllerManager: true,
-		Kwok:              true,
-		Schedulers:        1,
-		Logf:              logf,
+		SchedulerConfig: schedulerConfig,
+		Dir:             state,
+		PIDDir:          filepath.Join(state, "pids"),
+		Detach:          true,
+		DemoControllers: true,
+		Kwok:            true,
+		Schedulers:      1,
+		Logf:            logf,
 	})
 	if err != nil {
 		return failed(ctx, nil, state, err)

@@ -84,6 +84,12 @@ type Options struct {
 	// TaintNodesByCondition admission plugin is off, since only that
 	// controller would lift the taint): a node is schedulable once created.
 	ControllerManager bool
+	// DemoControllers starts demo-controllers instead (when
+	// ControllerManager is false): upstream's Deployment, ReplicaSet,
+	// ServiceAccount, namespace and garbage-collector controllers alone,
+	// which make demo needs and which build in a fraction of
+	// kube-controller-manager's first compile (hack/tools/democontrollers).
+	DemoControllers bool
 	// Controllers overrides kube-controller-manager's --controllers. Empty:
 	// every default controller but the node lifecycle controller and the
 	// TTL controller (which would annotate every node: churn with nothing
@@ -154,8 +160,11 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	if opts.Schedulers == 0 {
 		want = want[:2]
 	}
-	if opts.ControllerManager {
+	switch {
+	case opts.ControllerManager:
 		want = append(want, ControllerManager)
+	case opts.DemoControllers:
+		want = append(want, DemoControllers)
 	}
 	if opts.Kwok {
 		want = append(want, Kwok)
@@ -207,8 +216,13 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	if err := c.startAPIServer(ctx, etcdURL); err != nil {
 		return nil, err
 	}
-	if opts.ControllerManager {
+	switch {
+	case opts.ControllerManager:
 		if err := c.startControllerManager(ctx); err != nil {
+			return nil, err
+		}
+	case opts.DemoControllers:
+		if err := c.startDemoControllers(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -410,6 +424,29 @@ func (c *Cluster) startControllerManager(ctx context.Context) error {
 		return err
 	}
 	c.logf("kube-controller-manager ready in %s", since(start))
+	return nil
+}
+
+// startDemoControllers starts demo-controllers as the admin: it is the
+// demo's own machinery on loopback, not a component under test.
+func (c *Cluster) startDemoControllers(ctx context.Context) error {
+	port, err := localproc.FreePort()
+	if err != nil {
+		return err
+	}
+	c.logf("starting demo-controllers (Deployments, ReplicaSets, ServiceAccounts, namespaces, garbage collection)")
+	start := time.Now()
+	p, err := c.start("demo-controllers", c.Binaries.DemoControllers, []string{
+		"--kubeconfig=" + c.Kubeconfig,
+		"--healthz-address=127.0.0.1:" + strconv.Itoa(port),
+	})
+	if err != nil {
+		return err
+	}
+	if err := waitHealthy(ctx, p, 2*time.Minute, http.DefaultClient, fmt.Sprintf("http://127.0.0.1:%d/healthz", port), nil); err != nil {
+		return err
+	}
+	c.logf("demo-controllers ready in %s", since(start))
 	return nil
 }
 

@@ -35,8 +35,10 @@ const (
 	Etcd              = "etcd"
 	KubeAPIServer     = "kube-apiserver"
 	ControllerManager = "kube-controller-manager"
-	Kubectl           = "kubectl"
-	Kwok              = "kwok"
+	// DemoControllers is the demo's subset of kube-controller-manager.
+	DemoControllers = "demo-controllers"
+	Kubectl         = "kubectl"
+	Kwok            = "kwok"
 	// Scheduler is this project's binary, built by make build into bin/.
 	Scheduler = "scheduler"
 	// Admission is the publish-mode webhook, built beside the scheduler.
@@ -86,7 +88,7 @@ func isRoot(goMod string) bool {
 
 // Binaries are the paths of the programs a cluster runs.
 type Binaries struct {
-	Etcd, KubeAPIServer, ControllerManager, Kubectl, Kwok, Scheduler, Admission, KubectlPlugin string
+	Etcd, KubeAPIServer, ControllerManager, DemoControllers, Kubectl, Kwok, Scheduler, Admission, KubectlPlugin string
 }
 
 // MissingError lists the programs FindBinaries could not find.
@@ -159,6 +161,8 @@ func FindBinaries(toolsDir, binDir string, want ...string) (Binaries, error) {
 			b.KubeAPIServer = path
 		case ControllerManager:
 			b.ControllerManager = path
+		case DemoControllers:
+			b.DemoControllers = path
 		case Kubectl:
 			b.Kubectl = path
 		case Kwok:
