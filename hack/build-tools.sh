@@ -351,9 +351,26 @@ for tool in "${want[@]}"; do
     *) shared+=("$tool") ;;
   esac
 done
+# prefetch_kube: downloads the modules of the kube tools and of
+# demo-controllers (go list loads their packages), so that their build
+# starts compiling at once; run in the second lane while the first builds
+# etcd.
+prefetch_kube() {
+  local tool pkgs=()
+  for tool in "${missing[@]}"; do
+    case $tool in
+      kube-apiserver | kube-controller-manager | kubectl) pkgs+=("k8s.io/kubernetes/cmd/$tool") ;;
+      demo-controllers) pkgs+=(./democontrollers) ;;
+    esac
+  done
+  ((${#pkgs[@]} > 0)) || return 0
+  (cd "$ROOT/hack/tools" && "$GO" list -modfile="$KUBE_MODFILE" -deps "${pkgs[@]}" >/dev/null) ||
+    log "prefetching the kube tools' modules failed; their build fetches them"
+}
+
 apart_pid=
 if [[ ${BUILD_TOOLS_LANES:-2} -gt 1 && ${#apart[@]} -gt 0 && ${#shared[@]} -gt 0 ]]; then
-  (for tool in "${apart[@]}"; do build_tool "$tool"; done) &
+  (prefetch_kube; for tool in "${apart[@]}"; do build_tool "$tool"; done) &
   apart_pid=$!
   # shellcheck disable=SC2064 # the pid is known now
   trap "kill $apart_pid 2>/dev/null || true" EXIT
