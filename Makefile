@@ -145,8 +145,6 @@ bench-upstream: ## Upstream's performance workloads, stock and with the plugins:
 # reuses most of what kube-apiserver's compiled.
 .PHONY: demo
 demo: ## Run a local cluster with 5,000 simulated nodes and the seed workloads (the first run builds its tools: minutes).
-	hack/build-tools.sh $(DEMO_TOOLS)
-	@$(MAKE) --no-print-directory build
 	DEMO_TOOLS="$(DEMO_TOOLS)" hack/demo.sh up
 
 .PHONY: demo-down

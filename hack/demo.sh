@@ -35,20 +35,24 @@ build_demo() {
   "$GO" build -buildvcs=false -o "$BIN_DIR/demo" ./hack/demo
 }
 
+# build_all builds what the demo runs of this repository in one go build,
+# which links them side by side: the scheduler and the kubectl plugin as
+# make build does (bin/admission is not needed), and the demo program.
+build_all() {
+  echo "[demo] building $BIN_DIR/scheduler, $BIN_DIR/kubectl-windows_aware and $BIN_DIR/demo"
+  mkdir -p "$BIN_DIR"
+  GOGC=${BUILD_GOGC:-400} "$GO" build -ldflags "$(hack/ldflags.sh)" -o "$BIN_DIR/" \
+    ./cmd/scheduler ./cmd/kubectl-windows_aware ./hack/demo
+}
+
 case ${1:-up} in
   up)
-    # make demo has built bin/scheduler and the demo's tools already; a
-    # direct call builds whatever is missing (the tools only once, first,
-    # with their estimated times: the scheduler's build then reuses most of
-    # what kube-apiserver's compiled). Only the tools the demo runs: not
-    # helm, nor karpenter-kwok.
+    # The tools first, once, with their estimated times (the binaries'
+    # build then reuses most of what kube-apiserver's compiled); only the
+    # tools the demo runs: not helm, nor karpenter-kwok.
     # shellcheck disable=SC2086 # a list of names
     hack/build-tools.sh ${DEMO_TOOLS:-etcd kube-apiserver kubectl demo-controllers kwok registry}
-    if [[ ! -x $BIN_DIR/scheduler ]]; then
-      echo "[demo] building $BIN_DIR/scheduler"
-      make --no-print-directory build
-    fi
-    build_demo
+    build_all
     # The tools the demo runs are found in bin/tools.
     export PATH="${TOOLS_DIR:-$BIN_DIR/tools}:$PATH" WINDOWS_AWARE_BIN_DIR="$BIN_DIR"
     exec "$BIN_DIR/demo" up
