@@ -104,7 +104,7 @@ build() {
     [[ -z ${lock:-} ]] || exec {lock}>&-
     return
   fi
-  log "$name: building $pkg from $module@$version ($(position "$name") of $to_build, about $(duration "$(estimate "$name")") on 2 cores) ..."
+  announce "$name" "$pkg" "$version" "$module"
   local start=$SECONDS
   (cd "$dir" && "$GO" build -modfile="$modfile" -trimpath -buildvcs=false -ldflags "-s -w $ldflags" -o "$bin.tmp" "$pkg")
   mv -f "$bin.tmp" "$bin"
@@ -260,6 +260,20 @@ for tool in "${want[@]}"; do
 done
 to_build=${#missing[@]}
 
+# in_second_lane TOOL: whether TOOL's module shares next to nothing with
+# Kubernetes', so that it builds in the second lane (below).
+in_second_lane() {
+  case $1 in
+    registry | helm | karpenter-kwok) return 0 ;;
+  esac
+  return 1
+}
+
+# announce NAME PKG VERSION MODULE: the line a tool's build starts with.
+announce() {
+  log "$1: building $2 from $4@$3 ($(position "$1") of $to_build, about $(duration "$(estimate "$1")") on 2 cores) ..."
+}
+
 # position TOOL: where TOOL comes in the plan (both lanes count from it).
 position() {
   local i
@@ -272,10 +286,11 @@ if ((to_build > 0)); then
   sum=0 beside=0
   plan=()
   for tool in "${missing[@]}"; do
-    case $tool in
-      registry | helm | karpenter-kwok) beside=$((beside + $(estimate "$tool"))) ;;
-      *) sum=$((sum + $(estimate "$tool"))) ;;
-    esac
+    if in_second_lane "$tool"; then
+      beside=$((beside + $(estimate "$tool")))
+    else
+      sum=$((sum + $(estimate "$tool")))
+    fi
     plan+=("$tool ~$(duration "$(estimate "$tool")")")
   done
   # The tools that share nothing with Kubernetes build beside the others
@@ -333,15 +348,14 @@ build_kube() {
   version=$(module_version "$ROOT/hack/tools" k8s.io/kubernetes "$KUBE_MODFILE")
   for tool in "${stale[@]}"; do
     pkgs+=("k8s.io/kubernetes/cmd/$tool")
-    log "$tool: building k8s.io/kubernetes/cmd/$tool from k8s.io/kubernetes@$version ($(position "$tool") of $to_build, about $(duration "$(estimate "$tool")") on 2 cores) ..."
+    announce "$tool" "k8s.io/kubernetes/cmd/$tool" "$version" k8s.io/kubernetes
   done
   tmp=$(mktemp -d "$KUBE_DIR/.build.XXXXXX")
   (cd "$ROOT/hack/tools" && "$GO" build -modfile="$KUBE_MODFILE" -trimpath -buildvcs=false \
     -ldflags "-s -w $(kube_ldflags)" -o "$tmp/" "${pkgs[@]}")
   for tool in "${stale[@]}"; do
     mv -f "$tmp/$tool" "$KUBE_DIR/$tool"
-    stamp_of "$tool" "$ROOT/hack/tools" k8s.io/kubernetes "$KUBE_MODFILE" >"$KUBE_DIR/$tool.stamp"
-    printf '\n' >>"$KUBE_DIR/$tool.stamp"
+    printf '%s\n' "$(stamp_of "$tool" "$ROOT/hack/tools" k8s.io/kubernetes "$KUBE_MODFILE")" >"$KUBE_DIR/$tool.stamp"
   done
   rmdir "$tmp"
   [[ -z $lock ]] || exec {lock}>&-
@@ -357,10 +371,7 @@ build_kube() {
 # builds one tool at a time.
 shared=() apart=()
 for tool in "${want[@]}"; do
-  case $tool in
-    registry | helm | karpenter-kwok) apart+=("$tool") ;;
-    *) shared+=("$tool") ;;
-  esac
+  if in_second_lane "$tool"; then apart+=("$tool"); else shared+=("$tool"); fi
 done
 # prefetch_kube: downloads the modules of the kube tools and of
 # demo-controllers (go list loads their packages), so that their build
