@@ -71,10 +71,20 @@ func TestAutoscalerBlindEvent(t *testing.T) {
 // message.
 func (e *env) waitEvent(ns, name, reason string, timeout time.Duration) string {
 	e.t.Helper()
+	msgs := e.waitEvents(ns, name, reason, timeout)
+	return msgs[len(msgs)-1]
+}
+
+// waitEvents waits for at least one event of reason about the pod and
+// returns the messages of all such events, the latest last. Events are
+// written by a broadcaster after the change they describe, so a test that
+// saw the change must wait for them.
+func (e *env) waitEvents(ns, name, reason string, timeout time.Duration) []string {
+	e.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		if msg := e.lastEvent(ns, name, reason); msg != "" {
-			return msg
+		if msgs := e.eventMessages(ns, name, reason); len(msgs) > 0 {
+			return msgs
 		}
 		if time.Now().After(deadline) {
 			e.t.Fatalf("no %s event for %s/%s after %s; events: %s", reason, ns, name, timeout, e.describeEvents(ns, name))

@@ -19,6 +19,7 @@ package integration
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -184,20 +185,31 @@ func (e *env) events(ns, name string) []v1.Event {
 	return list.Items
 }
 
+// lastEvent is the message of the latest event of reason about a pod, or
+// "" when there is none yet.
 func (e *env) lastEvent(ns, name, reason string) string {
-	var last *v1.Event
-	for _, ev := range e.events(ns, name) {
-		if ev.Reason != reason {
-			continue
-		}
-		if last == nil || eventTime(&ev).After(eventTime(last)) {
-			last = &ev
-		}
-	}
-	if last == nil {
+	msgs := e.eventMessages(ns, name, reason)
+	if len(msgs) == 0 {
 		return ""
 	}
-	return last.Message
+	return msgs[len(msgs)-1]
+}
+
+// eventMessages lists the messages of the events of reason about a pod,
+// the latest last.
+func (e *env) eventMessages(ns, name, reason string) []string {
+	var matching []v1.Event
+	for _, ev := range e.events(ns, name) {
+		if ev.Reason == reason {
+			matching = append(matching, ev)
+		}
+	}
+	sort.SliceStable(matching, func(i, j int) bool { return eventTime(&matching[i]).Before(eventTime(&matching[j])) })
+	msgs := make([]string, len(matching))
+	for i := range matching {
+		msgs[i] = matching[i].Message
+	}
+	return msgs
 }
 
 func eventTime(ev *v1.Event) time.Time {

@@ -130,9 +130,9 @@ func TestPublishGate(t *testing.T) {
 		t.Errorf("record %+v (%v), want fallback TagRules", rec, err)
 	}
 	var warnings []string
-	for _, ev := range e.events(ns, fallback.Name) {
-		if ev.Reason == "ImagePlatformsUnknown" && strings.Contains(ev.Message, "removed the scheduling gate") {
-			warnings = append(warnings, ev.Message)
+	for _, msg := range e.waitEvents(ns, fallback.Name, "ImagePlatformsUnknown", scheduleTimeout) {
+		if strings.Contains(msg, "removed the scheduling gate") {
+			warnings = append(warnings, msg)
 		}
 	}
 	if len(warnings) != 1 {

@@ -158,12 +158,7 @@ func TestUngateRefused(t *testing.T) {
 	if got.Spec.Affinity != nil {
 		t.Errorf("the refused affinity was written: %+v", got.Spec.Affinity)
 	}
-	var refusals []string
-	for _, ev := range e.events(ns, "web") {
-		if ev.Reason == "PublishRefused" && ev.Type == v1.EventTypeWarning {
-			refusals = append(refusals, ev.Message)
-		}
-	}
+	refusals := e.waitEvents(ns, "web", "PublishRefused", scheduleTimeout)
 	if len(refusals) != 1 || !strings.Contains(refusals[0], "no-build-affinity") || !strings.Contains(refusals[0], "removed the scheduling gate") {
 		t.Errorf("PublishRefused Warning Events %q, want one naming the policy", refusals)
 	}
