@@ -31,7 +31,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 )
 
-// uninstallName is the hook's Job, ServiceAccount and ClusterRole.
+// uninstallName is the hook's Job, ServiceAccount, ClusterRole and
+// admission policy.
 const uninstallName = publishName + "-uninstall"
 
 // TestChartPublishUninstallHook: when the webhook gates pods, helm
@@ -44,6 +45,8 @@ func TestChartPublishUninstallHook(t *testing.T) {
 	sa := get[*v1.ServiceAccount](t, m, "ServiceAccount", besideNamespace, uninstallName)
 	role := get[*rbacv1.ClusterRole](t, m, "ClusterRole", "", uninstallName)
 	bind := get[*rbacv1.ClusterRoleBinding](t, m, "ClusterRoleBinding", "", uninstallName)
+	policy := get[*admissionregistrationv1.ValidatingAdmissionPolicy](t, m, "ValidatingAdmissionPolicy", "", uninstallName)
+	policyBinding := get[*admissionregistrationv1.ValidatingAdmissionPolicyBinding](t, m, "ValidatingAdmissionPolicyBinding", "", uninstallName)
 	job := get[*batchv1.Job](t, m, "Job", besideNamespace, uninstallName)
 
 	// Hooks all: created for the uninstall only, the identity before the
@@ -52,7 +55,8 @@ func TestChartPublishUninstallHook(t *testing.T) {
 	for _, obj := range []struct {
 		kind string
 		obj  any
-	}{{"ServiceAccount", sa}, {"ClusterRole", role}, {"ClusterRoleBinding", bind}, {"Job", job}} {
+	}{{"ServiceAccount", sa}, {"ClusterRole", role}, {"ClusterRoleBinding", bind},
+		{"ValidatingAdmissionPolicy", policy}, {"ValidatingAdmissionPolicyBinding", policyBinding}, {"Job", job}} {
 		a, err := meta.Accessor(obj.obj)
 		if err != nil {
 			t.Fatal(err)
@@ -71,7 +75,7 @@ func TestChartPublishUninstallHook(t *testing.T) {
 		}
 		weights[obj.kind] = w
 	}
-	for _, kind := range []string{"ServiceAccount", "ClusterRole", "ClusterRoleBinding"} {
+	for _, kind := range []string{"ServiceAccount", "ClusterRole", "ClusterRoleBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"} {
 		if weights[kind] >= weights["Job"] {
 			t.Errorf("the %s (weight %d) is not created before the Job (weight %d)", kind, weights[kind], weights["Job"])
 		}
@@ -90,6 +94,17 @@ func TestChartPublishUninstallHook(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantBinding, bindingOf(bind)); diff != "" {
 		t.Errorf("the hook's binding (-want +got):\n%s", diff)
+	}
+	// Its right to patch pods is held to removing the gate, by a policy
+	// that applies to its account alone and denies (what the pods may
+	// become is tested on the API server, test/integration).
+	wantMatch := "request.userInfo.username == 'system:serviceaccount:" + besideNamespace + ":" + sa.Name + "'"
+	if len(policy.Spec.MatchConditions) != 1 || policy.Spec.MatchConditions[0].Expression != wantMatch {
+		t.Errorf("the hook's policy matches %+v, want %s alone", policy.Spec.MatchConditions, wantMatch)
+	}
+	if policy.Spec.FailurePolicy == nil || *policy.Spec.FailurePolicy != admissionregistrationv1.Fail ||
+		policyBinding.Spec.PolicyName != policy.Name || !slices.Equal(policyBinding.Spec.ValidationActions, []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}) {
+		t.Errorf("the hook's policy does not deny: failurePolicy %v, binding %+v", policy.Spec.FailurePolicy, policyBinding.Spec)
 	}
 	if sa.AutomountServiceAccountToken == nil || *sa.AutomountServiceAccountToken {
 		t.Error("the hook's ServiceAccount mounts a token into every pod that runs as it")

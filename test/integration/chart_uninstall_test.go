@@ -22,12 +22,16 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/windows-aware/windows-aware/internal/controlplane"
 	"github.com/windows-aware/windows-aware/internal/manifest"
@@ -42,6 +46,8 @@ import (
 // ServiceAccount with the chart's ClusterRole, deletes the webhook
 // configuration and removes our gate, and its label, from every gated pod,
 // keeping another owner's gate; a pod created afterwards is not gated.
+// The chart's admission policy for that identity refuses any other change
+// it might send.
 // (The Job itself needs a kubelet; the test runs its command line.)
 func TestChartUninstallHook(t *testing.T) {
 	requireRegistryBinary(t)
@@ -82,7 +88,7 @@ func TestChartUninstallHook(t *testing.T) {
 		t.Fatal(err)
 	}
 	var job *batchv1.Job
-	var account string
+	var account, policy string
 	rbac := e.client.RbacV1()
 	for _, obj := range objs {
 		switch o := obj.(type) {
@@ -111,14 +117,50 @@ func TestChartUninstallHook(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { _ = rbac.ClusterRoleBindings().Delete(e.ctx, o.Name, metav1.DeleteOptions{}) })
+		case *admissionregistrationv1.ValidatingAdmissionPolicy:
+			if _, err := e.client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(e.ctx, o, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			policy = o.Name
+			t.Cleanup(func() {
+				_ = e.client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Delete(e.ctx, o.Name, metav1.DeleteOptions{})
+			})
+		case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
+			if _, err := e.client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(e.ctx, o, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				_ = e.client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Delete(e.ctx, o.Name, metav1.DeleteOptions{})
+			})
 		case *batchv1.Job:
 			job = o
 		default:
 			t.Fatalf("unexpected %T in the hook", obj)
 		}
 	}
-	if job == nil || account == "" {
-		t.Fatalf("the chart renders no hook Job or ServiceAccount: %s", out)
+	if job == nil || account == "" || policy == "" {
+		t.Fatalf("the chart renders no hook Job, ServiceAccount or admission policy: %s", out)
+	}
+	hookKubeconfig := e.tokenKubeconfig(e.serviceAccountToken(ns, account))
+
+	// The hook's identity may remove the gate, and nothing else.
+	hook := e.clientOf(hookKubeconfig)
+	e.waitPolicyLoaded(hook, ns, "held", policy)
+	for _, tt := range []struct {
+		name  string
+		patch string
+	}{
+		{"add a label", `[{"op":"add","path":"/metadata/labels/team","value":"b"}]`},
+		{"add an annotation", `[{"op":"add","path":"/metadata/annotations","value":{"note":"x"}}]`},
+		{"remove another owner's gate", `[{"op":"replace","path":"/spec/schedulingGates","value":[{"name":"windows-aware.x-k8s.io/platform"}]}]`},
+		{"add a node selector", `[{"op":"add","path":"/spec/nodeSelector/pool","value":"attacker"}]`},
+		{"tolerate everything", `[{"op":"add","path":"/spec/tolerations/-","value":{"operator":"Exists"}}]`},
+		{"change an image", `[{"op":"replace","path":"/spec/containers/0/image","value":"evil.example.com/miner:1"}]`},
+	} {
+		_, err := hook.CoreV1().Pods(ns).Patch(e.ctx, "held", types.JSONPatchType, []byte(tt.patch), metav1.PatchOptions{})
+		if err == nil || !strings.Contains(err.Error(), policy) {
+			t.Errorf("%s as the hook: %v, want a refusal by %s", tt.name, err, policy)
+		}
 	}
 
 	// The Job's command, as the hook's ServiceAccount, on the test's
@@ -130,7 +172,7 @@ func TestChartUninstallHook(t *testing.T) {
 		}
 		args = append(args, a)
 	}
-	args = append(args, "--kubeconfig="+e.tokenKubeconfig(e.serviceAccountToken(ns, account)), "-v=2")
+	args = append(args, "--kubeconfig="+hookKubeconfig, "-v=2")
 	cmd := exec.CommandContext(e.ctx, bins.Admission, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -162,5 +204,31 @@ func TestChartUninstallHook(t *testing.T) {
 	}
 	if p := e.createPod(ns, gatePod("after", image)); publish.Gated(p) {
 		t.Error("a pod created after the hook is gated")
+	}
+}
+
+// waitPolicyLoaded waits until the admission policy named refuses client's
+// patch adding a label to the pod: a new policy takes effect once the API
+// server has loaded it. A label let through before then is taken off again.
+func (e *env) waitPolicyLoaded(client kubernetes.Interface, ns, pod, policy string) {
+	e.t.Helper()
+	add := []byte(`[{"op":"add","path":"/metadata/labels/policy-probe","value":"x"}]`)
+	remove := []byte(`[{"op":"remove","path":"/metadata/labels/policy-probe"}]`)
+	deadline := time.Now().Add(scheduleTimeout)
+	for {
+		_, err := client.CoreV1().Pods(ns).Patch(e.ctx, pod, types.JSONPatchType, add, metav1.PatchOptions{})
+		switch {
+		case err != nil && strings.Contains(err.Error(), policy):
+			return
+		case err != nil:
+			e.t.Fatalf("adding a label as the hook: %v, want a refusal by %s", err, policy)
+		}
+		if _, err := e.client.CoreV1().Pods(ns).Patch(e.ctx, pod, types.JSONPatchType, remove, metav1.PatchOptions{}); err != nil {
+			e.t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("the admission policy %s let the hook add a label for %s", policy, scheduleTimeout)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
