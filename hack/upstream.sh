@@ -30,9 +30,14 @@
 #   UPSTREAM_OUT     results root                            (_output/upstream)
 #   UPSTREAM_LABELS  the harness's label filter              (test: integration-test,-performance;
 #                                                             bench: performance)
-#   UPSTREAM_BENCH   -bench pattern, e.g. 'BenchmarkUpstream/misc/' for one package
+#   UPSTREAM_BENCH   -bench pattern, e.g. 'BenchmarkUpstream/misc/' for one package,
+#                    or 'sample': one 5,000-node workload (or the largest
+#                    below that) of each kind of scheduling the plugins could
+#                    slow: basic, node and pod (anti-)affinity, topology
+#                    spreading, taints, preemption, volumes, node updates
 #                                                            (BenchmarkUpstream)
-#   UPSTREAM_COUNT   bench: rounds, each running every workload in both variants (1)
+#   UPSTREAM_COUNT   bench: rounds, each running every workload in both variants,
+#                    stock first in odd rounds, windows-aware first in even (1)
 #
 # The harness changes with every Kubernetes minor: only the newest one
 # (hack/k8s.sh newest) runs these.
@@ -46,6 +51,14 @@ GO=${GO:-go}
 TOOLS_DIR=${TOOLS_DIR:-$ROOT/bin/tools}
 OUT_ROOT=${UPSTREAM_OUT:-$ROOT/_output/upstream}
 BENCH=${UPSTREAM_BENCH:-BenchmarkUpstream}
+# The sample set: -bench matches each /-separated level on its own, so the
+# anchors keep 5000Nodes from matching 5000Nodes_5000Pods.
+SAMPLE_PACKAGES='^(misc|affinity|topology_spreading|default_preemption|volumes|event_handling)$'
+SAMPLE_CASES='^(SchedulingBasic|SchedulingNodeAffinity|SchedulingPodAntiAffinity|TopologySpreading|SchedulingWithNodeInclusionPolicy|PreemptionBasic|SchedulingCSIPVs|SchedulingSecrets|EventHandlingNodeUpdate)$'
+SAMPLE_WORKLOADS='^(5000Nodes|5000Nodes_10000Pods|5000Nodes_2000Pods|1000Nodes|100Nodes_1000Pods)$'
+if [[ $BENCH == sample ]]; then
+  BENCH="BenchmarkUpstream/$SAMPLE_PACKAGES/plugins=/$SAMPLE_CASES/$SAMPLE_WORKLOADS"
+fi
 REPORT_MOD=$ROOT/hack/tools/benchreport
 
 log() { printf '[upstream] %s\n' "$*" >&2; }
@@ -132,10 +145,15 @@ run_bench() {
   build "$out"
   : >"$out/output.txt"
   for ((i = 1; i <= count; i++)); do
-    log "round $i/$count: workloads labelled '$labels', stock and with the plugins"
+    # Each variant of a package runs after the other's in the same process,
+    # whose heap and goroutines the first one leaves behind: the order
+    # alternates from one round to the next, so that it favours neither.
+    local order=stock,windows-aware
+    ((i % 2 == 1)) || order=windows-aware,stock
+    log "round $i/$count: workloads labelled '$labels', $order"
     # No thresholds: they are set for upstream's machines, and a workload
     # that misses one reports no numbers.
-    run_workloads "$out" "$out/round-$i.txt" -plugins=stock,windows-aware -thresholds=false \
+    run_workloads "$out" "$out/round-$i.txt" -plugins="$order" -thresholds=false \
       -perf-scheduling-label-filter="$labels" -data-items-dir "$out/data" || rc=$?
     cat "$out/round-$i.txt" >>"$out/output.txt"
     [[ $rc -eq 0 ]] || break
