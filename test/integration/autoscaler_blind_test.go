@@ -19,7 +19,6 @@ package integration
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
 )
@@ -64,31 +63,5 @@ func TestAutoscalerBlindEvent(t *testing.T) {
 	// and records its Events: the counter holds the pod by now.
 	if rise := counter(s.scrape(leader), "windows_aware_autoscaler_blind_pods_total", nil) - before; rise != 1 {
 		t.Errorf("windows_aware_autoscaler_blind_pods_total rose by %v, want 1", rise)
-	}
-}
-
-// waitEvent waits for an event of reason about the pod and returns its
-// message.
-func (e *env) waitEvent(ns, name, reason string, timeout time.Duration) string {
-	e.t.Helper()
-	msgs := e.waitEvents(ns, name, reason, timeout)
-	return msgs[len(msgs)-1]
-}
-
-// waitEvents waits for at least one event of reason about the pod and
-// returns the messages of all such events, the latest last. Events are
-// written by a broadcaster after the change they describe, so a test that
-// saw the change must wait for them.
-func (e *env) waitEvents(ns, name, reason string, timeout time.Duration) []string {
-	e.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		if msgs := e.eventMessages(ns, name, reason); len(msgs) > 0 {
-			return msgs
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("no %s event for %s/%s after %s; events: %s", reason, ns, name, timeout, e.describeEvents(ns, name))
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -89,14 +89,13 @@ func TestChartUninstallHook(t *testing.T) {
 	}
 	var job *batchv1.Job
 	var account, policy string
-	rbac := e.client.RbacV1()
 	for _, obj := range objs {
 		switch o := obj.(type) {
+		case *batchv1.Job:
+			job = o
+			continue
 		case *v1.ServiceAccount:
 			account = o.Name
-			if _, err := e.client.CoreV1().ServiceAccounts(ns).Create(e.ctx, o, metav1.CreateOptions{}); err != nil {
-				t.Fatal(err)
-			}
 		case *rbacv1.ClusterRole:
 			// The chart names its own webhook configuration; the test's
 			// has the namespace in its name.
@@ -108,35 +107,10 @@ func TestChartUninstallHook(t *testing.T) {
 					o.Rules[i].ResourceNames = []string{webhook}
 				}
 			}
-			if _, err := rbac.ClusterRoles().Create(e.ctx, o, metav1.CreateOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = rbac.ClusterRoles().Delete(e.ctx, o.Name, metav1.DeleteOptions{}) })
-		case *rbacv1.ClusterRoleBinding:
-			if _, err := rbac.ClusterRoleBindings().Create(e.ctx, o, metav1.CreateOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = rbac.ClusterRoleBindings().Delete(e.ctx, o.Name, metav1.DeleteOptions{}) })
 		case *admissionregistrationv1.ValidatingAdmissionPolicy:
-			if _, err := e.client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(e.ctx, o, metav1.CreateOptions{}); err != nil {
-				t.Fatal(err)
-			}
 			policy = o.Name
-			t.Cleanup(func() {
-				_ = e.client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Delete(e.ctx, o.Name, metav1.DeleteOptions{})
-			})
-		case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
-			if _, err := e.client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(e.ctx, o, metav1.CreateOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				_ = e.client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Delete(e.ctx, o.Name, metav1.DeleteOptions{})
-			})
-		case *batchv1.Job:
-			job = o
-		default:
-			t.Fatalf("unexpected %T in the hook", obj)
 		}
+		e.createObject(obj)
 	}
 	if job == nil || account == "" || policy == "" {
 		t.Fatalf("the chart renders no hook Job, ServiceAccount or admission policy: %s", out)

@@ -17,17 +17,21 @@ limitations under the License.
 package integration
 
 import (
+	"context"
 	"fmt"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	v1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/windows-aware/windows-aware/internal/controlplane"
 	"github.com/windows-aware/windows-aware/internal/fixture"
@@ -185,6 +189,32 @@ func (e *env) events(ns, name string) []v1.Event {
 	return list.Items
 }
 
+// waitEvent waits for an event of reason about the pod and returns its
+// message.
+func (e *env) waitEvent(ns, name, reason string, timeout time.Duration) string {
+	e.t.Helper()
+	msgs := e.waitEvents(ns, name, reason, timeout)
+	return msgs[len(msgs)-1]
+}
+
+// waitEvents waits for at least one event of reason about the pod and
+// returns the messages of all such events, the latest last. Events are
+// written by a broadcaster after the change they describe, so a test that
+// saw the change must wait for them.
+func (e *env) waitEvents(ns, name, reason string, timeout time.Duration) []string {
+	e.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		if msgs := e.eventMessages(ns, name, reason); len(msgs) > 0 {
+			return msgs
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("no %s event for %s/%s after %s; events: %s", reason, ns, name, timeout, e.describeEvents(ns, name))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // lastEvent is the message of the latest event of reason about a pod, or
 // "" when there is none yet.
 func (e *env) lastEvent(ns, name, reason string) string {
@@ -204,7 +234,7 @@ func (e *env) eventMessages(ns, name, reason string) []string {
 			matching = append(matching, ev)
 		}
 	}
-	sort.SliceStable(matching, func(i, j int) bool { return eventTime(&matching[i]).Before(eventTime(&matching[j])) })
+	slices.SortStableFunc(matching, func(a, b v1.Event) int { return eventTime(&a).Compare(eventTime(&b)) })
 	msgs := make([]string, len(matching))
 	for i := range matching {
 		msgs[i] = matching[i].Message
@@ -279,4 +309,42 @@ func parallel(n, workers int, f func(i int)) {
 	}
 	close(next)
 	wg.Wait()
+}
+
+// createObject creates a manifest's object (a ServiceAccount, RBAC or an
+// admission policy and its binding) and deletes it when the test ends.
+func (e *env) createObject(obj runtime.Object) {
+	e.t.Helper()
+	ctx := context.Background()
+	rbac := e.client.RbacV1()
+	policies := e.client.AdmissionregistrationV1()
+	var err error
+	switch o := obj.(type) {
+	case *v1.ServiceAccount:
+		_, err = e.client.CoreV1().ServiceAccounts(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		e.t.Cleanup(func() { _ = e.client.CoreV1().ServiceAccounts(o.Namespace).Delete(ctx, o.Name, metav1.DeleteOptions{}) })
+	case *rbacv1.ClusterRole:
+		_, err = rbac.ClusterRoles().Create(ctx, o, metav1.CreateOptions{})
+		e.t.Cleanup(func() { _ = rbac.ClusterRoles().Delete(ctx, o.Name, metav1.DeleteOptions{}) })
+	case *rbacv1.ClusterRoleBinding:
+		_, err = rbac.ClusterRoleBindings().Create(ctx, o, metav1.CreateOptions{})
+		e.t.Cleanup(func() { _ = rbac.ClusterRoleBindings().Delete(ctx, o.Name, metav1.DeleteOptions{}) })
+	case *rbacv1.Role:
+		_, err = rbac.Roles(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		e.t.Cleanup(func() { _ = rbac.Roles(o.Namespace).Delete(ctx, o.Name, metav1.DeleteOptions{}) })
+	case *rbacv1.RoleBinding:
+		_, err = rbac.RoleBindings(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		e.t.Cleanup(func() { _ = rbac.RoleBindings(o.Namespace).Delete(ctx, o.Name, metav1.DeleteOptions{}) })
+	case *admissionregistrationv1.ValidatingAdmissionPolicy:
+		_, err = policies.ValidatingAdmissionPolicies().Create(ctx, o, metav1.CreateOptions{})
+		e.t.Cleanup(func() { _ = policies.ValidatingAdmissionPolicies().Delete(ctx, o.Name, metav1.DeleteOptions{}) })
+	case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
+		_, err = policies.ValidatingAdmissionPolicyBindings().Create(ctx, o, metav1.CreateOptions{})
+		e.t.Cleanup(func() { _ = policies.ValidatingAdmissionPolicyBindings().Delete(ctx, o.Name, metav1.DeleteOptions{}) })
+	default:
+		e.t.Fatalf("unexpected object %T in a manifest", obj)
+	}
+	if err != nil {
+		e.t.Fatalf("creating %T: %v", obj, err)
+	}
 }

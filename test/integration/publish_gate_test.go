@@ -17,7 +17,6 @@ limitations under the License.
 package integration
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,9 +26,7 @@ import (
 	"testing"
 	"time"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	v1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/clientcmd"
@@ -258,36 +255,8 @@ func (e *env) applyUngateRBAC() string {
 		}
 		objs = append(objs, got...)
 	}
-	ctx := context.Background()
-	rbac := e.client.RbacV1()
-	policies := e.client.AdmissionregistrationV1()
 	for _, obj := range objs {
-		var err error
-		switch o := obj.(type) {
-		case *rbacv1.ClusterRole:
-			_, err = rbac.ClusterRoles().Create(ctx, o, metav1.CreateOptions{})
-			e.t.Cleanup(func() { _ = rbac.ClusterRoles().Delete(ctx, o.Name, metav1.DeleteOptions{}) })
-		case *rbacv1.ClusterRoleBinding:
-			_, err = rbac.ClusterRoleBindings().Create(ctx, o, metav1.CreateOptions{})
-			e.t.Cleanup(func() { _ = rbac.ClusterRoleBindings().Delete(ctx, o.Name, metav1.DeleteOptions{}) })
-		case *rbacv1.Role:
-			_, err = rbac.Roles(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
-			e.t.Cleanup(func() { _ = rbac.Roles(o.Namespace).Delete(ctx, o.Name, metav1.DeleteOptions{}) })
-		case *rbacv1.RoleBinding:
-			_, err = rbac.RoleBindings(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
-			e.t.Cleanup(func() { _ = rbac.RoleBindings(o.Namespace).Delete(ctx, o.Name, metav1.DeleteOptions{}) })
-		case *admissionregistrationv1.ValidatingAdmissionPolicy:
-			_, err = policies.ValidatingAdmissionPolicies().Create(ctx, o, metav1.CreateOptions{})
-			e.t.Cleanup(func() { _ = policies.ValidatingAdmissionPolicies().Delete(ctx, o.Name, metav1.DeleteOptions{}) })
-		case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
-			_, err = policies.ValidatingAdmissionPolicyBindings().Create(ctx, o, metav1.CreateOptions{})
-			e.t.Cleanup(func() { _ = policies.ValidatingAdmissionPolicyBindings().Delete(ctx, o.Name, metav1.DeleteOptions{}) })
-		default:
-			e.t.Fatalf("unexpected object %T in manifests/publish-gate", obj)
-		}
-		if err != nil {
-			e.t.Fatalf("creating %T: %v", obj, err)
-		}
+		e.createObject(obj)
 	}
 	cfg, err := clientcmd.LoadFromFile(e.c.Kubeconfig)
 	if err != nil {
