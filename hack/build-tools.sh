@@ -104,7 +104,7 @@ build() {
     [[ -z ${lock:-} ]] || exec {lock}>&-
     return
   fi
-  announce "$name" "$pkg" "$version" "$module"
+  announce "$name" "$pkg" "$module@$version"
   local start=$SECONDS
   (cd "$dir" && "$GO" build -modfile="$modfile" -trimpath -buildvcs=false -ldflags "-s -w $ldflags" -o "$bin.tmp" "$pkg")
   mv -f "$bin.tmp" "$bin"
@@ -269,9 +269,9 @@ in_second_lane() {
   return 1
 }
 
-# announce NAME PKG VERSION MODULE: the line a tool's build starts with.
+# announce NAME PKG MODULE@VERSION: the line a tool's build starts with.
 announce() {
-  log "$1: building $2 from $4@$3 ($(position "$1") of $to_build, about $(duration "$(estimate "$1")") on 2 cores) ..."
+  log "$1: building $2 from $3 ($(position "$1") of $to_build, about $(duration "$(estimate "$1")") on 2 cores) ..."
 }
 
 # position TOOL: where TOOL comes in the plan (both lanes count from it).
@@ -348,7 +348,7 @@ build_kube() {
   version=$(module_version "$ROOT/hack/tools" k8s.io/kubernetes "$KUBE_MODFILE")
   for tool in "${stale[@]}"; do
     pkgs+=("k8s.io/kubernetes/cmd/$tool")
-    announce "$tool" "k8s.io/kubernetes/cmd/$tool" "$version" k8s.io/kubernetes
+    announce "$tool" "k8s.io/kubernetes/cmd/$tool" "k8s.io/kubernetes@$version"
   done
   tmp=$(mktemp -d "$KUBE_DIR/.build.XXXXXX")
   (cd "$ROOT/hack/tools" && "$GO" build -modfile="$KUBE_MODFILE" -trimpath -buildvcs=false \
