@@ -30,6 +30,10 @@
 #   UPSTREAM_OUT     results root                            (_output/upstream)
 #   UPSTREAM_LABELS  the harness's label filter              (test: integration-test,-performance;
 #                                                             bench: performance)
+#   UPSTREAM_JOBS    test: processes run side by side, each with its share
+#                    of the packages (-shard): a workload spends most of
+#                    its seconds starting and stopping its own etcd and
+#                    API server, which leaves the cores idle      (2)
 #   UPSTREAM_BENCH   -bench pattern, e.g. 'BenchmarkUpstream/misc/' for one package,
 #                    or 'sample': one 5,000-node workload (or the largest
 #                    below that) of each kind of scheduling the plugins could
@@ -117,13 +121,23 @@ summarize() {
 }
 
 run_test() {
-  local out=$OUT_ROOT/test start=$SECONDS rc=0
+  local out=$OUT_ROOT/test start=$SECONDS rc=0 jobs=${UPSTREAM_JOBS:-2} i
+  local labels=${UPSTREAM_LABELS:-integration-test,-performance}
   rm -rf "$out"
   mkdir -p "$out"
   build "$out"
-  log "workloads labelled '${UPSTREAM_LABELS:-integration-test,-performance}' with the plugins (minutes)"
-  run_workloads "$out" "$out/output.txt" \
-    -perf-scheduling-label-filter="${UPSTREAM_LABELS:-integration-test,-performance}" || rc=$?
+  log "workloads labelled '$labels' with the plugins, in $jobs processes side by side (minutes)"
+  local pids=()
+  for ((i = 1; i <= jobs; i++)); do
+    run_workloads "$out" "$out/shard-$i.txt" -perf-scheduling-label-filter="$labels" -shard "$i/$jobs" &
+    pids+=($!)
+  done
+  for i in "${pids[@]}"; do
+    wait "$i" || rc=$?
+  done
+  for ((i = 1; i <= jobs; i++)); do
+    cat "$out/shard-$i.txt"
+  done >"$out/output.txt"
   summarize "$out/output.txt"
   log "done in $((SECONDS - start))s; output in $out/output.txt"
   [[ $rc -eq 0 ]] || die "upstream workloads failed (exit $rc): see $out/output.txt and $out/logs/"

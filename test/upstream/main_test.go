@@ -37,6 +37,8 @@ var (
 		"comma-separated variants each workload runs in: "+WindowsAware+" (the plugins added) and "+Stock+" (as upstream wrote it)")
 	thresholdsFlag = flag.Bool("thresholds", true,
 		"hold workloads to upstream's throughput thresholds (false for a comparison on a machine they are not set for)")
+	shardFlag = flag.String("shard", "1/1",
+		"i/n: run the packages of part i of n, split by the workloads the label filter selects in each (the n parts run side by side)")
 )
 
 // upstreamTree is the copy of scheduler_perf the workloads run from.

@@ -36,7 +36,8 @@ const topic = "windows-aware"
 // that the label filter selects (-perf-scheduling-label-filter; make
 // test-upstream picks upstream's integration-test set), in each variant of
 // -plugins: BenchmarkUpstream/<package>/plugins=<variant>/<test case>/<workload>.
-// A package is named by its directory, "/" written "_".
+// A package is named by its directory, "/" written "_". -shard i/n runs
+// the packages of one of n processes run side by side.
 //
 // Upstream's integration runner takes no out-of-tree plugins; its
 // benchmark runner, one iteration per workload, asserts the same (every
@@ -51,7 +52,15 @@ func BenchmarkUpstream(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, pkg := range upstreamTree.packages {
+	sh, err := parseShard(*shardFlag)
+	if err != nil {
+		b.Fatal(err)
+	}
+	packages, err := upstreamTree.packagesOf(sh, perf.PerfSchedulingLabelFilter)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, pkg := range packages {
 		b.Run(strings.ReplaceAll(pkg, "/", "_"), func(b *testing.B) {
 			s := setupOf(pkg, filepath.Join(upstreamTree.source, filepath.FromSlash(pkg)))
 			if s.skip != "" {
