@@ -38,9 +38,9 @@ limitations under the License.
 //	    -perf-scheduling-label-filter=integration-test,-performance
 //
 // make test-upstream runs that in two processes side by side, -shard 1/2
-// and -shard 2/2, each with half of the workloads; make bench-upstream runs the performance
-// workloads with the stock profile and with the plugins, and prints their
-// throughputs side by side (hack/upstream.sh). The harness needs an
+// and -shard 2/2, each with half of the workloads; make bench-upstream
+// runs the performance workloads with the stock profile and with the
+// plugins, and prints their throughputs side by side (hack/upstream.sh). The harness needs an
 // etcd binary on PATH (make tools builds one into bin/tools).
 //
 // The harness changes with every Kubernetes minor: the tests build for the
