@@ -74,6 +74,7 @@ func (pl *WindowsAware) PreFilter(_ context.Context, state fwk.CycleState, pod *
 	pl.judgeClasses(r, pl.classes.Current())
 	names := pl.narrow(r, pod, nodes)
 	state.Write(preFilterStateKey, r)
+	pl.lastCycle.remember(state, r)
 	if names != nil {
 		recordNarrowing(len(names))
 		return &fwk.PreFilterResult{NodeNames: names}, nil
@@ -129,6 +130,9 @@ func (pl *WindowsAware) Filter(_ context.Context, state fwk.CycleState, pod *v1.
 // with the status to return: nil when the pod needs nothing checked, a
 // rejection when it contradicts itself.
 func (pl *WindowsAware) readOrWorkOut(state fwk.CycleState, pod *v1.Pod) (*requirements, *fwk.Status) {
+	if r, ok := pl.lastCycle.requirements(state); ok {
+		return r, nil
+	}
 	if r, err := readRequirements(state); err == nil {
 		return r, nil
 	}

@@ -55,6 +55,9 @@ type WindowsAware struct {
 	// taintComparisonOperators follows the feature gate of that name, for
 	// PostFilter's view of taints as upstream TaintToleration has it.
 	taintComparisonOperators bool
+	// lastCycle is the cycle state PreFilter last wrote requirements
+	// into, for Filter and Score to find them without a map lookup.
+	lastCycle lastCycle
 }
 
 var (
