@@ -23,6 +23,7 @@ import (
 	"gomodules.xyz/jsonpatch/v2"
 	admissionv1 "k8s.io/api/admission/v1"
 	v1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
@@ -77,7 +78,9 @@ func (p *Publisher) admit(logger klog.Logger, req *admissionv1.AdmissionRequest,
 	}
 	changed := pod.DeepCopy()
 	outcome, what := change(changed)
-	if outcome != OutcomeStamped && outcome != OutcomeGated && outcome != OutcomeOptedIn {
+	// Not by outcome alone: a pod skipped or in conflict may still have
+	// been given the label of the gate it arrived with (Publish).
+	if apiequality.Semantic.DeepEqual(&pod, changed) {
 		return resp, outcome
 	}
 	patch, err := createPatch(&pod, changed)

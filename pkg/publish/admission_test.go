@@ -30,6 +30,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
+
+	"github.com/windows-aware/windows-aware/internal/fixture"
 )
 
 func podRequest(t *testing.T, op admissionv1.Operation, pod *v1.Pod) *admissionv1.AdmissionRequest {
@@ -64,6 +66,20 @@ func TestAdmit(t *testing.T) {
 		{name: "create of a selector-less ltsc2019 pod", op: admissionv1.Create, pod: podOf(img2019), outcome: OutcomeStamped, wantPatch: true},
 		{name: "create of a conflicting pod", op: admissionv1.Create, outcome: OutcomeConflict,
 			pod: with(podOf(img2019), func(p *v1.Pod) { p.Spec.NodeSelector = map[string]string{v1.LabelOSStable: "linux"} })},
+		{name: "create of a conflicting pod that arrives gated: the label alone", op: admissionv1.Create, outcome: OutcomeConflict, wantPatch: true,
+			pod: with(podOf(img2019), func(p *v1.Pod) {
+				p.Spec.NodeSelector = map[string]string{v1.LabelOSStable: "linux"}
+				p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/first"}, {Name: GatePlatform}}
+			})},
+		{name: "create of another scheduler's pod that arrives gated: the label alone", op: admissionv1.Create, outcome: OutcomeSkipped, wantPatch: true,
+			pod: with(fixture.Pod("p", "default-scheduler", img2019), func(p *v1.Pod) {
+				p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: GatePlatform}}
+			})},
+		{name: "create of another scheduler's pod that arrives gated and labelled", op: admissionv1.Create, outcome: OutcomeSkipped,
+			pod: with(fixture.Pod("p", "default-scheduler", img2019), func(p *v1.Pod) {
+				p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: GatePlatform}}
+				p.Labels = map[string]string{LabelGated: "true"}
+			})},
 		{name: "update", op: admissionv1.Update, pod: podOf(img2019), outcome: OutcomeSkipped},
 		{name: "delete", op: admissionv1.Delete, pod: podOf(img2019), outcome: OutcomeSkipped},
 		{name: "another resource", op: admissionv1.Create, pod: podOf(img2019), resource: "configmaps", outcome: OutcomeSkipped},

@@ -108,8 +108,19 @@ func (p *Publisher) Profile() string { return p.profile }
 // only adding, and returns what it wrote and the outcome. Pass a copy of a
 // pod read from an informer. Nothing is written to a pod out of scope
 // (another scheduler's, bound, mirror, DaemonSet, opted out) or whose own
-// constraints contradict the decision.
+// constraints contradict the decision, but for LabelGated on a pod that
+// arrives carrying GatePlatform without it: whatever else happens, a pod
+// that keeps the gate carries the label by which the gate remover finds
+// it (labelGated), so that the remover's watch of labelled pods sees it.
 func (p *Publisher) Publish(pod *v1.Pod) (Record, Outcome) {
+	rec, outcome := p.publish(pod)
+	labelGated(pod)
+	return rec, outcome
+}
+
+// publish is Publish without the label, which Publish writes on every pod
+// that leaves with the gate, gated here or before.
+func (p *Publisher) publish(pod *v1.Pod) (Record, Outcome) {
 	if p.skipReason(pod) != "" {
 		return Record{}, OutcomeSkipped
 	}
@@ -124,10 +135,6 @@ func (p *Publisher) Publish(pod *v1.Pod) (Record, Outcome) {
 	}
 	if waits && !Gated(pod) {
 		pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, v1.PodSchedulingGate{Name: GatePlatform})
-		if pod.Labels == nil {
-			pod.Labels = map[string]string{}
-		}
-		pod.Labels[LabelGated] = "true"
 		rec.GatedOn = gatedOn
 	}
 	if rec.Empty() {

@@ -73,6 +73,20 @@ func Gated(pod *v1.Pod) bool {
 
 func isPlatformGate(g v1.PodSchedulingGate) bool { return g.Name == GatePlatform }
 
+// labelGated sets LabelGated on a pod that carries GatePlatform, in place.
+// The label goes wherever the gate is: a pod created with the gate already
+// (by hand, by a tool that copies a gated pod's spec) would otherwise be
+// found only by the gate remover's periodic list of every pod.
+func labelGated(pod *v1.Pod) {
+	if !Gated(pod) || pod.Labels[LabelGated] == "true" {
+		return
+	}
+	if pod.Labels == nil {
+		pod.Labels = map[string]string{}
+	}
+	pod.Labels[LabelGated] = "true"
+}
+
 // Ungate removes GatePlatform (and LabelGated) from a gated pod, in place,
 // and writes what the profile decides now that the registries were asked
 // (Resolve), so that a single update of the pod does both. resolveErr is
