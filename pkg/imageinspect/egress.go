@@ -42,6 +42,10 @@ const (
 	// maxRedirects bounds the redirects one request follows: a registry
 	// sends a blob or manifest to its storage in one or two.
 	maxRedirects = 5
+	// maxResponseHeaderBytes bounds the headers of an answer, which the
+	// HTTP client otherwise reads up to 10 MiB: a registry's headers are a
+	// few hundred bytes (a token service's cookies a few KiB).
+	maxResponseHeaderBytes = 64 << 10
 )
 
 // forbiddenV4 and forbiddenV6 are the ranges a registry reference must not
@@ -163,18 +167,20 @@ func (p *egressPolicy) newGuardTransport(r *registryPolicy, requestTimeout time.
 // newHTTPTransport is the transport of one registry: the guarded dialer
 // (exempt: private addresses of hosts allowlisted for them are dialled),
 // the registry's TLS roots, no proxy from the environment (a proxy would
-// dial on our behalf, past the guard), bounded response header wait.
+// dial on our behalf, past the guard), bounded response header wait and
+// size.
 func (p *egressPolicy) newHTTPTransport(r *registryPolicy, requestTimeout time.Duration, exempt bool) *http.Transport {
 	return &http.Transport{
-		Proxy:                 nil,
-		DialContext:           p.guardedDialer(&net.Dialer{Timeout: requestTimeout, KeepAlive: 30 * time.Second}, exempt),
-		TLSClientConfig:       r.tlsConfig.Clone(),
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          32,
-		MaxIdleConnsPerHost:   4,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   requestTimeout,
-		ResponseHeaderTimeout: requestTimeout,
+		Proxy:                  nil,
+		DialContext:            p.guardedDialer(&net.Dialer{Timeout: requestTimeout, KeepAlive: 30 * time.Second}, exempt),
+		TLSClientConfig:        r.tlsConfig.Clone(),
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           32,
+		MaxIdleConnsPerHost:    4,
+		IdleConnTimeout:        90 * time.Second,
+		TLSHandshakeTimeout:    requestTimeout,
+		ResponseHeaderTimeout:  requestTimeout,
+		MaxResponseHeaderBytes: maxResponseHeaderBytes,
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 )
@@ -110,7 +111,7 @@ type Error struct {
 	// Class is why.
 	Class ErrorClass
 	// Detail is a short reason: a status code, a registry error code, a
-	// network error.
+	// network error. At most maxDetailBytes: whatever the registry sent.
 	Detail string
 }
 
@@ -151,9 +152,43 @@ func invalidf(format string, args ...any) error {
 	return &invalidError{reason: fmt.Sprintf(format, args...)}
 }
 
+// A registry chooses the text of its error bodies, error codes, headers
+// and manifests, and the registry client quotes some of it in its errors.
+// Every failed cache entry keeps its Error until it is evicted (up to
+// cache.maxEntries of them), and the Error goes into Events and logs: a
+// detail keeps at most maxDetailBytes of it, the cut marked.
+const (
+	maxDetailBytes = 1 << 10
+	truncatedMark  = "…(truncated)"
+)
+
+// truncateDetail cuts s to maxDetailBytes, mark included, at a character
+// boundary. The cut is a copy: the registry's whole text is not kept
+// alive behind it.
+func truncateDetail(s string) string {
+	if len(s) <= maxDetailBytes {
+		return s
+	}
+	cut := maxDetailBytes - len(truncatedMark)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + truncatedMark
+}
+
 // classify maps an error from the registry client to a class and a short
-// detail safe to show in an Event.
+// detail safe to show in an Event, at most maxDetailBytes long.
 func classify(err error) (ErrorClass, string) {
+	class, detail := classifyError(err)
+	return class, truncateDetail(detail)
+}
+
+func classifyError(err error) (ErrorClass, string) {
+	if headersTooLarge(err) {
+		// Not retried: a registry that sends such headers once sends
+		// them again.
+		return ClassInvalid, "response headers larger than " + strconv.Itoa(maxResponseHeaderBytes>>10) + " KiB"
+	}
 	var refused *refusedError
 	if errors.As(err, &refused) {
 		if class, detail, ok := classifyHTTPSFailure(err, refused); ok {
@@ -196,6 +231,23 @@ func classify(err error) (ErrorClass, string) {
 	// Connections closed mid-response, TLS failures and the like: the
 	// registry could not be talked to.
 	return ClassUnavailable, networkDetail(err)
+}
+
+// headerLimitErrors are the HTTP client's errors, over HTTP/1 and HTTP/2,
+// for an answer whose headers pass MaxResponseHeaderBytes. They are plain
+// strings, and the registry client may report them inside a list of
+// errors (HTTPS and plain HTTP tried in turn): the message is all there is
+// to go by.
+var headerLimitErrors = []string{"server response headers exceeded", "response header list larger than"}
+
+func headersTooLarge(err error) bool {
+	msg := err.Error()
+	for _, s := range headerLimitErrors {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // clientRedirectRefusals start the errors of the registry client's own
@@ -263,15 +315,24 @@ func classifyStatus(code int, registryCodes string) (ErrorClass, string) {
 
 // registryCodes joins the distribution error codes (MANIFEST_UNKNOWN,
 // DENIED, TOOMANYREQUESTS); their free-text messages are left out, as a
-// registry may echo anything in them.
+// registry may echo anything in them. A body may hold thousands of codes,
+// or one of 64 KiB: joining stops past maxDetailBytes, which is all the
+// detail keeps.
 func registryCodes(terr *transport.Error) string {
-	var codes []string
+	var b strings.Builder
 	for _, d := range terr.Errors {
-		if d.Code != "" {
-			codes = append(codes, string(d.Code))
+		if d.Code == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(string(d.Code))
+		if b.Len() > maxDetailBytes {
+			break
 		}
 	}
-	return strings.Join(codes, ",")
+	return b.String()
 }
 
 // networkDetail keeps the innermost message of a network error (e.g.
