@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -66,59 +67,96 @@ func (e *UnresolvedError) Unwrap() error { return e.Err }
 // It blocks: call it off the scheduling path. A failure is not waited
 // out: as in the scheduler, the resolver retries in the background and
 // the next pods of the image find the result.
+//
+// An image the resolver takes no run for and knows nothing of (it has as
+// many pull-secret scopes under way as it may have, or the answer came
+// between the two looks) is looked at again after a backoff, never at
+// once: other scopes' runs against a stalled registry can hold it for as
+// long as ctx lasts, and each pass costs a lock and a walk of the pod.
 func (f *Facts) Resolve(ctx context.Context, pod *v1.Pod) error {
 	if f == nil || !f.Resolves(f.decider.DeclaredOS(pod)) {
 		return nil
 	}
 	key := "resolve/" + string(pod.UID) + "/" + pod.Namespace + "/" + pod.Name
 	pulls := PullSecretsOf(pod)
+	crowdedWait := crowdedBackoffMin
 	for {
+		resolvePass()
 		woken := f.block(key)
 		var (
 			waiting string
 			failed  error
-			again   bool
+			crowded string
 		)
 		podneeds.ForEachImage(pod, func(ref string) bool {
 			if !f.decider.WantsRegistry(ref) {
 				return true
 			}
 			r, known := f.resolver.Lookup(ref, pulls)
+			if !known || !settled(r) {
+				if f.resolver.Want(ref, key, pulls) {
+					// A run is queued or going on (for a failed image:
+					// past negativeTTL, or with other pull secrets).
+					waiting = ref
+					return false
+				}
+				// No run: Want may have refused the image at once, or
+				// the answer came between the two looks.
+				r, known = f.resolver.Lookup(ref, pulls)
+			}
 			switch {
-			case known && r.State == imageinspect.StateResolved:
+			case known && settled(r):
 				return true
-			case known && r.State == imageinspect.StateFailed && r.Class == imageinspect.ClassRefused:
-				return true
-			case f.resolver.Want(ref, key, pulls):
-				// A run is queued or going on (for a failed image: past
-				// negativeTTL, or with other pull secrets).
-				waiting = ref
-				return false
 			case known && r.State == imageinspect.StateFailed:
 				if failed == nil {
 					failed = &UnresolvedError{Image: ref, Err: r.Err}
 				}
 				return true
 			}
-			// Answered between the two looks, or refused at once.
-			again = true
+			// No run and nothing known: the image has as many
+			// pull-secret scopes under way as it may have.
+			crowded = ref
 			return false
 		})
+		// retry is nil (never ready) unless the pass found no room.
+		var retry <-chan time.Time
 		switch {
-		case again:
-			continue
+		case crowded != "":
+			waiting = crowded
+			timer := time.NewTimer(crowdedWait)
+			retry = timer.C
+			crowdedWait = min(2*crowdedWait, crowdedBackoffMax)
 		case waiting == "":
 			f.unblock(key)
 			return failed
 		}
 		select {
 		case <-woken:
+		case <-retry:
 		case <-ctx.Done():
 			f.unblock(key)
 			return &UnresolvedError{Image: waiting, Err: ctx.Err()}
 		}
 	}
 }
+
+// The backoff of Resolve for an image the resolver has no room for: a
+// scope's run ends within the run timeout, and the pod's next pass should
+// find room soon after, without many passes before.
+const (
+	crowdedBackoffMin = 10 * time.Millisecond
+	crowdedBackoffMax = time.Second
+)
+
+// settled reports a result Resolve needs nothing more of: resolved, or a
+// refusal the policy places by the tag rules quietly.
+func settled(r imageinspect.Result) bool {
+	return r.State == imageinspect.StateResolved || r.State == imageinspect.StateFailed && r.Class == imageinspect.ClassRefused
+}
+
+// resolvePass is called at the start of each pass of Resolve; tests count
+// the passes with it.
+var resolvePass = func() {}
 
 // block registers a caller of Resolve waiting under key and returns the
 // channel the resolver's callback signals; unblock signals and forgets it.

@@ -19,15 +19,19 @@ package imagefacts
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/imageinspect"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 )
 
@@ -181,6 +185,73 @@ func TestWaitsForRegistry(t *testing.T) {
 			image, waits := WaitsForRegistry(&tt.args.ImageResolution, decider(t, tt.args), tt.pod)
 			if image != tt.wantImage || waits != (tt.wantImage != "") {
 				t.Errorf("WaitsForRegistry = %q, %v; want %q", image, waits, tt.wantImage)
+			}
+		})
+	}
+}
+
+// TestResolveWithoutRoomWaits: when an image already has as many
+// pull-secret scopes under way as the resolver keeps, all stalled behind
+// a registry that never answers, Resolve for one more scope neither spins
+// nor outlives its context: its passes stay few (a backoff between them),
+// and it returns the image unresolved when ctx ends.
+func TestResolveWithoutRoomWaits(t *testing.T) {
+	s := registrytest.New(t, registrytest.WithTLS())
+	s.Push(t, "web:1", registrytest.WindowsImage(t, osv2022))
+	s.AddFault(registrytest.Fault{Times: -1, Delay: time.Minute})
+	ref := s.Ref("web:1")
+
+	var passes atomic.Int64
+	resolvePass = func() { passes.Add(1) }
+	t.Cleanup(func() { resolvePass = func() {} })
+
+	tests := []struct {
+		name string
+		// scopes are the pull-secret sets already under way.
+		scopes int
+		wait   time.Duration
+		// maxPasses bounds the passes of Resolve within wait.
+		maxPasses int64
+	}{
+		{name: "no room: a backoff between passes", scopes: 16, wait: 500 * time.Millisecond, maxPasses: 20},
+		{name: "no room, a longer wait: still few passes", scopes: 40, wait: 2 * time.Second, maxPasses: 20},
+		{name: "room: one pass, then woken by the run alone", scopes: 3, wait: 300 * time.Millisecond, maxPasses: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			args := s.ResolvingArgs(config.ResolutionWindows, config.OnFailureTagRules, 10*time.Second)
+			args.ImageResolution.Credentials.PodPullSecrets = true
+			notFound := func(_ context.Context, namespace, name string) (*v1.Secret, error) {
+				return nil, apierrors.NewNotFound(v1.Resource("secrets"), name)
+			}
+			facts, err := Start(ctx, &args.ImageResolution, decider(t, args), notFound, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range tt.scopes {
+				facts.Resolver().Want(ref, "", imageinspect.PullSecrets{Namespace: "default", Names: []string{fmt.Sprintf("s%d", i)}})
+			}
+			p := withOS(pod(ref), v1.Windows)
+			p.Spec.ImagePullSecrets = []v1.LocalObjectReference{{Name: "mine"}}
+
+			passes.Store(0)
+			waitCtx, stop := context.WithTimeout(ctx, tt.wait)
+			defer stop()
+			done := make(chan error, 1)
+			go func() { done <- facts.Resolve(waitCtx, p) }()
+			select {
+			case err = <-done:
+			case <-time.After(tt.wait + 10*time.Second):
+				t.Fatalf("Resolve still running 10s after its context ended (%d passes)", passes.Load())
+			}
+			var unresolved *UnresolvedError
+			if !errors.As(err, &unresolved) || unresolved.Image != ref || !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("Resolve = %v, want the image unresolved at the deadline", err)
+			}
+			if got := passes.Load(); got > tt.maxPasses {
+				t.Errorf("Resolve made %d passes in %v, want at most %d", got, tt.wait, tt.maxPasses)
 			}
 		})
 	}
