@@ -18,6 +18,7 @@ package imageinspect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -191,7 +192,8 @@ func (p *egressPolicy) newHTTPTransport(r *registryPolicy, requestTimeout time.D
 type guardTransport struct {
 	policy *egressPolicy
 	inner  http.RoundTripper
-	// strict carries redirect hops to another host: its dialer refuses
+	// strict carries the requests to any host but the run's endpoint
+	// (redirect hops to another host, token services): its dialer refuses
 	// every address that is not globally reachable, whatever the
 	// allowlist says, so that a registry cannot send the scheduler to
 	// the host, the cloud's metadata or a private registry.
@@ -199,14 +201,45 @@ type guardTransport struct {
 	metrics *resolverMetrics
 }
 
+// forEndpoint is the transport of the requests a run sends to one
+// endpoint: the registry host, or the mirror, the run started from, as
+// the requests spell it (host[:port]). Only requests to that endpoint may
+// reach a private address, when the allowlist allows it.
+func (t *guardTransport) forEndpoint(endpoint string) http.RoundTripper {
+	return endpointTransport{guard: t, endpoint: endpoint}
+}
+
+type endpointTransport struct {
+	guard    *guardTransport
+	endpoint string
+}
+
+func (e endpointTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	return e.guard.roundTrip(req, e.endpoint)
+}
+
+// RoundTrip sends a request of no known endpoint: every host is held to
+// public addresses.
 func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	return t.roundTrip(req, "")
+}
+
+func (t *guardTransport) roundTrip(req *http.Request, endpoint string) (*http.Response, error) {
 	inner := t.inner
 	var err error
-	switch origin, hops := redirectChain(req); {
+	origin, hops := redirectChain(req)
+	onEndpoint := endpoint != "" && canonicalHostPort(req.URL.Host) == canonicalHostPort(endpoint)
+	switch {
 	case hops > maxRedirects:
 		err = &refusedError{reason: fmt.Sprintf("more than %d redirects from %s", maxRedirects, origin.URL.Host)}
 	case hops > 0 && !sameHost(origin.URL, req.URL):
 		err = t.checkHop(req, origin)
+		inner = t.strict
+	case !onEndpoint:
+		// Not a redirect: the registry client asks another host on its
+		// own only for a token, at the realm the registry's challenge
+		// names (and which any registry may name).
+		err = t.checkTokenService(req, endpoint)
 		inner = t.strict
 	default:
 		err = t.check(req)
@@ -218,6 +251,10 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := inner.RoundTrip(req)
 	if err != nil {
 		t.metrics.request(req.Method, "error")
+		var refused *refusedError
+		if !onEndpoint && hops == 0 && errors.As(err, &refused) {
+			return nil, &refusedError{reason: tokenServiceRefusal(req, endpoint, refused.reason)}
+		}
 		return nil, err
 	}
 	t.metrics.request(req.Method, strconv.Itoa(resp.StatusCode))
@@ -294,6 +331,38 @@ func (t *guardTransport) checkHop(req, origin *http.Request) error {
 		return &refusedError{reason: "redirect from " + origin.URL.Host + " to address " + req.URL.Host + " is not allowed"}
 	}
 	return nil
+}
+
+// checkTokenService checks a request to another host than the run's
+// endpoint that is not a redirect: a token service. HTTPS, unless the
+// endpoint is insecure (the registry client asks plain HTTP realms only of
+// a registry it pinged over plain HTTP); never a private address literal;
+// and, by the strict dialer, a name that resolves to a globally reachable
+// address only.
+func (t *guardTransport) checkTokenService(req *http.Request, endpoint string) error {
+	switch req.URL.Scheme {
+	case "https":
+	case "http":
+		if endpoint == "" || !t.policy.allowsPlainHTTP(endpoint) {
+			return &refusedError{reason: tokenServiceRefusal(req, endpoint, "plain HTTP is not allowed (registry not insecure)")}
+		}
+	default:
+		return &refusedError{reason: tokenServiceRefusal(req, endpoint, "scheme "+req.URL.Scheme+" is not allowed")}
+	}
+	if ip, err := netip.ParseAddr(strings.Trim(req.URL.Hostname(), "[]")); err == nil && forbiddenAddr(ip) {
+		return &refusedError{reason: tokenServiceRefusal(req, endpoint, "it is a private address")}
+	}
+	return nil
+}
+
+// tokenServiceRefusal says why a request to a token service was refused,
+// and that the private addresses of the registry's own endpoint do not
+// extend to it.
+func tokenServiceRefusal(req *http.Request, endpoint, why string) string {
+	if endpoint == "" {
+		endpoint = "unknown"
+	}
+	return "token service " + req.URL.Host + " (not the registry endpoint " + endpoint + ", so only a public address is allowed): " + why
 }
 
 // parseRetryAfter reads delay-seconds or an HTTP-date, capped.

@@ -199,6 +199,9 @@ func classifyError(err error) (ErrorClass, string) {
 	if detail, ok := clientRedirectRefusal(err); ok {
 		return ClassRefused, detail
 	}
+	if strings.Contains(err.Error(), clientRealmRefusal) {
+		return ClassRefused, "token service refused: " + networkDetail(err)
+	}
 	var invalid *invalidError
 	if errors.As(err, &invalid) {
 		return ClassInvalid, invalid.reason
@@ -255,6 +258,12 @@ func headersTooLarge(err error) bool {
 // a token server's redirect off the registry) before our transport sees
 // them. They are policy refusals like ours: reported as such, not retried.
 var clientRedirectRefusals = []string{"SSRF protection:", "refusing token-server redirect"}
+
+// clientRealmRefusal is in the error of the registry client's own check
+// of a challenge's realm (a private address literal other than the
+// registry, a plain-HTTP realm of a secure registry): a policy refusal,
+// final, like the guard's.
+const clientRealmRefusal = "invalid realm in www-authenticate"
 
 func clientRedirectRefusal(err error) (string, bool) {
 	var uerr *url.Error

@@ -78,6 +78,11 @@ func newFetcher(ep endpoint, path string, tr http.RoundTripper, auth authn.Authe
 	if err != nil {
 		return nil, invalidf("repository %q: %v", ep.host+"/"+path, err)
 	}
+	if g, ok := tr.(*guardTransport); ok {
+		// The requests carry the registry as the client spells it
+		// (docker.io is asked as index.docker.io).
+		tr = g.forEndpoint(repo.RegistryStr())
+	}
 	ropts := append([]remote.Option{remote.WithTransport(tr), remote.WithAuth(auth), remote.WithUserAgent(userAgent)}, noRetry...)
 	p, err := remote.NewPuller(ropts...)
 	if err != nil {
