@@ -65,7 +65,8 @@ FUZZ_TARGETS := ./pkg/windows:FuzzImageOf ./pkg/windows:FuzzParseKernelVersion \
                 ./pkg/apis/config/scheme:FuzzDecodeWindowsAwareArgs \
                 ./pkg/imageinspect:FuzzParseRef ./pkg/imageinspect:FuzzKindOf \
                 ./pkg/imageinspect:FuzzParseRetryAfter ./pkg/imageinspect:FuzzIndexPlatforms \
-                ./pkg/imageinspect:FuzzAddressGuard \
+                ./pkg/imageinspect:FuzzAddressGuard ./pkg/imageinspect:FuzzTokenRealm \
+                ./pkg/imageinspect:FuzzErrorDetail \
                 ./internal/manifest:FuzzDecode \
                 ./pkg/plugins/windowsaware:FuzzDecide ./pkg/explain:FuzzReadManifests \
                 ./pkg/publish:FuzzPublish ./pkg/publish:FuzzParseRecord \

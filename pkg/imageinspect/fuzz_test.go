@@ -19,11 +19,19 @@ package imageinspect
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
 	"github.com/windows-aware/windows-aware/pkg/windows"
@@ -123,6 +131,165 @@ func FuzzIndexPlatforms(f *testing.F) {
 		var idx v1.IndexManifest
 		if kindOf(manifest, mtOf(mt)) == kindIndex && json.Unmarshal(manifest, &idx) == nil && len(idx.Manifests) > limit {
 			t.Fatalf("an index of %d entries was read with a limit of %d", len(idx.Manifests), limit)
+		}
+	})
+}
+
+// FuzzTokenRealm: a registry's WWW-Authenticate header names the token
+// service the client asks next, with the credentials it holds for the
+// registry. The header goes through the registry client as in a run (its
+// challenge parser, its own realm check, the token request) over the
+// egress guard, with the widest allowlist there is (any host, private
+// addresses allowed) and transports that answer in memory. Whatever the
+// header, only requests to the run's endpoint may take the transport that
+// dials private addresses; a token service gets the strict one, never at
+// a private address literal, and over plain HTTP only from an insecure
+// registry; and a failure's detail is bounded.
+func FuzzTokenRealm(f *testing.F) {
+	const endpoint = "registry.example:5000"
+	for _, seed := range []string{
+		`Bearer realm="https://auth.example/token",service="registry.example"`,
+		`Bearer realm="https://registry.example:5000/token"`,
+		`Bearer realm="http://registry.example:5000/token"`,
+		`Bearer realm="https://127.0.0.1:5001/token"`,
+		`Bearer realm="https://localhost:5001/token"`,
+		`Bearer realm="https://[::ffff:169.254.169.254]/latest"`,
+		`Bearer realm="https://0x7f.1/token"`,
+		`Bearer realm=https://registry.example:443/token`,
+		`Bearer realm="https://REGISTRY.example:5000/t", Basic realm="x"`,
+		`Basic realm="registry"`,
+		`Bearer service="x"`,
+		`Bearer realm="ftp://auth.example/token"`,
+		`Bearer realm="https://auth.example/token?scope=` + strings.Repeat("x", 2000) + `"`,
+		``,
+	} {
+		f.Add(seed, false)
+		f.Add(seed, true)
+	}
+	policy, err := newEgressPolicy([]Registry{{Host: "*", AllowPrivate: true, Insecure: true}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	metrics := newMetrics()
+	f.Fuzz(func(t *testing.T, header string, insecure bool) {
+		var onEndpoint, elsewhere []*http.Request
+		g := &guardTransport{
+			policy:  policy,
+			metrics: metrics,
+			inner: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+				onEndpoint = append(onEndpoint, req)
+				if req.URL.Path == "/v2/" {
+					return memoryAnswer(req, http.StatusUnauthorized, http.Header{"Www-Authenticate": {header}}, ""), nil
+				}
+				return memoryAnswer(req, http.StatusOK, nil, `{"token":"t"}`), nil
+			}),
+			strict: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+				elsewhere = append(elsewhere, req)
+				return memoryAnswer(req, http.StatusOK, nil, `{"token":"t"}`), nil
+			}),
+		}
+		var opts []name.Option
+		if insecure {
+			opts = append(opts, name.Insecure)
+		}
+		reg, err := name.NewRegistry(endpoint, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		auth := authn.FromConfig(authn.AuthConfig{Username: "u", Password: "p"})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, err = transport.NewWithContext(ctx, reg, auth, g.forEndpoint(endpoint), []string{"repository:app:pull"})
+		for _, req := range onEndpoint {
+			if canonicalHostPort(req.URL.Host) != endpoint {
+				t.Fatalf("request to %s took the transport of the endpoint %s", req.URL.Host, endpoint)
+			}
+		}
+		for _, req := range elsewhere {
+			if canonicalHostPort(req.URL.Host) == endpoint {
+				continue
+			}
+			if ip, err := netip.ParseAddr(strings.Trim(req.URL.Hostname(), "[]")); err == nil && forbiddenAddr(ip) {
+				t.Fatalf("token request to private address %s", req.URL.Host)
+			}
+			if req.URL.Scheme != "https" && !(insecure && req.URL.Scheme == "http") {
+				t.Fatalf("token request over %s from a registry insecure=%v", req.URL.Scheme, insecure)
+			}
+		}
+		if err != nil {
+			if _, detail := classify(err); len(detail) > maxDetailBytes {
+				t.Fatalf("detail of %d bytes", len(detail))
+			}
+		}
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+func memoryAnswer(req *http.Request, status int, header http.Header, body string) *http.Response {
+	if header == nil {
+		header = http.Header{}
+	}
+	return &http.Response{
+		StatusCode: status, Status: strconv.Itoa(status) + " " + http.StatusText(status),
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: header, Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body)), Request: req,
+	}
+}
+
+// FuzzErrorDetail: a registry's error answer (any status, body and
+// Content-Type) read as the registry client reads it, then classified:
+// the detail is at most maxDetailBytes and valid UTF-8 (the client's
+// JSON decoding makes the codes so). The Content-Type quoted when it names
+// no manifest type is bounded the same way; and any text is cut to a
+// prefix of itself, at a character boundary, with the mark.
+func FuzzErrorDetail(f *testing.F) {
+	for _, seed := range []struct {
+		status      int
+		body, ctype string
+	}{
+		{401, `{"errors":[{"code":"UNAUTHORIZED","message":"authentication required"}]}`, "application/json"},
+		{404, `{"errors":[{"code":"MANIFEST_UNKNOWN"},{"code":"NAME_UNKNOWN"}]}`, "application/json; charset=utf-8"},
+		{429, `{"errors":[{"code":"TOOMANYREQUESTS","detail":{"x":1}}]}`, ""},
+		{400, string(errorBody(3, 600)), "application/json"},
+		{403, `{"errors":[{"code":"` + strings.Repeat("é", 600) + `"}]}`, "application/json"},
+		{500, "<html>" + strings.Repeat("é", 700) + "</html>", "text/html"},
+		{502, "", "application/x-" + strings.Repeat("t", 1100)},
+		{200, `{"errors":null}`, "application/vnd.oci.image.manifest.v1+json"},
+	} {
+		f.Add(seed.status, []byte(seed.body), seed.ctype)
+	}
+	req, err := http.NewRequest(http.MethodGet, "https://registry.example/v2/app/manifests/1", nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, status int, body []byte, ctype string) {
+		resp := memoryAnswer(req, status, http.Header{"Content-Type": {ctype}}, string(body))
+		if err := transport.CheckError(resp, http.StatusOK); err != nil {
+			_, detail := classify(err)
+			if len(detail) > maxDetailBytes || !utf8.ValidString(detail) {
+				t.Fatalf("detail of %d bytes (valid UTF-8: %v)", len(detail), utf8.ValidString(detail))
+			}
+		}
+		mt := mtOf(ctype)
+		if kindOf(body, mt) == kindUnknown {
+			if class, detail := classify(invalidf("unknown manifest media type %q", mt)); class != ClassInvalid || len(detail) > maxDetailBytes {
+				t.Fatalf("%v detail of %d bytes", class, len(detail))
+			}
+		}
+		text := string(body)
+		cut := truncateDetail(text)
+		switch kept, marked := strings.CutSuffix(cut, truncatedMark); {
+		case len(text) <= maxDetailBytes:
+			if cut != text {
+				t.Fatalf("text of %d bytes cut", len(text))
+			}
+		case len(cut) > maxDetailBytes || !marked || !strings.HasPrefix(text, kept):
+			t.Fatalf("%d bytes cut to %d: %q", len(text), len(cut), cut)
+		case utf8.ValidString(text) && !utf8.ValidString(kept):
+			t.Fatalf("cut inside a character: %q", kept[max(0, len(kept)-8):])
 		}
 	})
 }
