@@ -32,10 +32,6 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/publish"
 )
 
-// DefaultPageSize is the pods RemoveAll reads per list call: a bounded
-// response, however many pods the cluster has.
-const DefaultPageSize = 500
-
 // maxReportedErrors bounds the pods RemoveAll names in its error; the log
 // names every one.
 const maxReportedErrors = 10
@@ -71,63 +67,44 @@ const (
 // placed by whatever scheduler its schedulerName names; its constraints
 // are not resolved first, as no registry need be asked to let it go.
 //
-// It reads the pods labelled publish.LabelGated (the webhook labels every
-// pod it gates, so that nobody lists the whole cluster), pageSize at a
-// time (DefaultPageSize when 0). Each patch applies to the pod as read
-// (patch.go) and removes our gate alone, so that other gates stay in
-// their order; a conflict reads the pod again. A pod that fails is logged
-// and the others are still done; the error then names the failures. It
-// stops when ctx ends.
+// It reads every pod, pageSize at a time (DefaultPageSize when 0), and
+// picks those that carry the gate or the label: the webhook labels every
+// pod it gates, but a pod created with the gate by someone else, or whose
+// label was removed since, carries the gate alone, and no selector finds
+// a gate. Each patch applies to the pod as read (patch.go) and removes our
+// gate alone, so that other gates stay in their order; a conflict reads
+// the pod again. A pod that fails is logged and the others are still done;
+// the error then names the failures. It stops when ctx ends.
 func RemoveAll(ctx context.Context, client kubernetes.Interface, pageSize int64) (RemoveAllResult, error) {
 	logger := klog.FromContext(ctx)
-	if pageSize <= 0 {
-		pageSize = DefaultPageSize
-	}
 	var res RemoveAllResult
 	var errs []error
-	// seen keeps a pod that failed from being tried again when the list
-	// starts over; every other pod tried has left the selector.
+	// seen keeps a pod from being tried again when the list starts over.
 	seen := map[types.UID]bool{}
-	opts := metav1.ListOptions{LabelSelector: publish.LabelGated, Limit: pageSize}
-	for {
-		list, err := client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, opts)
-		if apierrors.IsResourceExpired(err) && opts.Continue != "" {
-			// The continue token outlived the list's snapshot: start
-			// again; the pods done so far no longer match.
-			logger.V(2).Info("The pod list's continue token expired; listing again")
-			opts.Continue = ""
-			continue
+	err := eachPod(ctx, client, "", pageSize, func(pod *v1.Pod) {
+		if _, labelled := pod.Labels[publish.LabelGated]; seen[pod.UID] || !labelled && !publish.Gated(pod) {
+			return
 		}
-		if err != nil {
-			return res, errors.Join(append([]error{fmt.Errorf("listing the pods labelled %s: %w", publish.LabelGated, err)}, errs...)...)
-		}
-		for i := range list.Items {
-			pod := &list.Items[i]
-			if seen[pod.UID] {
-				continue
+		seen[pod.UID] = true
+		did, err := removeGate(ctx, client, pod)
+		switch {
+		case err != nil:
+			res.Failed++
+			logger.Error(err, "Removing the publish gate", "pod", klog.KObj(pod))
+			if len(errs) < maxReportedErrors {
+				errs = append(errs, err)
 			}
-			seen[pod.UID] = true
-			did, err := removeGate(ctx, client, pod)
-			switch {
-			case err != nil:
-				res.Failed++
-				logger.Error(err, "Removing the publish gate", "pod", klog.KObj(pod))
-				if len(errs) < maxReportedErrors {
-					errs = append(errs, err)
-				}
-			case did == removedGate:
-				res.Ungated++
-				logger.V(2).Info("Removed the publish gate", "pod", klog.KObj(pod))
-			case did == removedLabel:
-				res.Unlabelled++
-			default:
-				res.Gone++
-			}
+		case did == removedGate:
+			res.Ungated++
+			logger.V(2).Info("Removed the publish gate", "pod", klog.KObj(pod))
+		case did == removedLabel:
+			res.Unlabelled++
+		default:
+			res.Gone++
 		}
-		if list.Continue == "" {
-			break
-		}
-		opts.Continue = list.Continue
+	})
+	if err != nil {
+		return res, errors.Join(append([]error{fmt.Errorf("listing the pods: %w", err)}, errs...)...)
 	}
 	if res.Failed > 0 {
 		if res.Failed > len(errs) {

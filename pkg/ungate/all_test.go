@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -56,9 +57,14 @@ func markedPod(ns, name string, gates ...string) *v1.Pod {
 // does (Limit, Continue; the fake returns everything at once), and
 // records each list's options.
 func pageLists(client *fake.Clientset, calls *[]metav1.ListOptions) {
+	// The controller's informer and its sweep list at once; calls is read
+	// once they have stopped.
+	var mu sync.Mutex
 	client.PrependReactor("list", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
 		opts := action.(k8stesting.ListActionImpl).ListOptions
+		mu.Lock()
 		*calls = append(*calls, opts)
+		mu.Unlock()
 		obj, err := client.Tracker().List(v1.SchemeGroupVersion.WithResource("pods"), v1.SchemeGroupVersion.WithKind("Pod"), action.GetNamespace())
 		if err != nil {
 			return true, nil, err
@@ -114,8 +120,9 @@ func gateNames(pod *v1.Pod) []string {
 }
 
 // TestRemoveAll: every pod carrying our gate loses it and its label, and
-// nothing else: other gates stay in their order, other labels stay; a pod
-// without the label is not looked at.
+// nothing else: other gates stay in their order, other labels stay. A pod
+// that carries the gate without the label is found too: the pods are read
+// by no selector, as no selector finds a gate.
 func TestRemoveAll(t *testing.T) {
 	client := fake.NewClientset(
 		markedPod("a", "only", publish.GatePlatform),
@@ -129,6 +136,12 @@ func TestRemoveAll(t *testing.T) {
 	if err := client.Tracker().Add(labelled); err != nil {
 		t.Fatal(err)
 	}
+	// Gated without the label (created so, or the label removed since).
+	unlabelled := markedPod("c", "unlabelled", "example.com/first", publish.GatePlatform)
+	delete(unlabelled.Labels, publish.LabelGated)
+	if err := client.Tracker().Add(unlabelled); err != nil {
+		t.Fatal(err)
+	}
 	enforceResourceVersion(client)
 	var lists []metav1.ListOptions
 	pageLists(client, &lists)
@@ -137,7 +150,7 @@ func TestRemoveAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (RemoveAllResult{Ungated: 2, Unlabelled: 1}); res != want {
+	if want := (RemoveAllResult{Ungated: 3, Unlabelled: 1}); res != want {
 		t.Errorf("result %+v, want %+v", res, want)
 	}
 	for _, c := range []struct {
@@ -149,6 +162,7 @@ func TestRemoveAll(t *testing.T) {
 		{"b", "other-gate", []string{"example.com/first"}},
 		{"b", "plain", nil},
 		{"c", "labelled", nil},
+		{"c", "unlabelled", []string{"example.com/first"}},
 	} {
 		pod := getPod(t, client, c.ns, c.name)
 		if got := gateNames(pod); !slices.Equal(got, c.gates) {
@@ -161,8 +175,8 @@ func TestRemoveAll(t *testing.T) {
 			t.Errorf("%s/%s: changed beyond the gate: %+v", c.ns, c.name, pod)
 		}
 	}
-	if len(lists) != 1 || lists[0].LabelSelector != publish.LabelGated || lists[0].Limit != DefaultPageSize {
-		t.Errorf("lists %+v, want one of the label %s, %d at a time", lists, publish.LabelGated, DefaultPageSize)
+	if len(lists) != 1 || lists[0].LabelSelector != "" || lists[0].Limit != DefaultPageSize {
+		t.Errorf("lists %+v, want one of every pod, %d at a time", lists, DefaultPageSize)
 	}
 }
 

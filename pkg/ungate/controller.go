@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -65,6 +66,11 @@ type Options struct {
 	Workers int
 	// Resync is the informer's resync period. Default 5m.
 	Resync time.Duration
+	// Sweep is how often every pod is listed for gated pods without the
+	// label (sweep.go), besides once at the start. Default 5m.
+	Sweep time.Duration
+	// PageSize is the pods a sweep reads per list call. Default 500.
+	PageSize int64
 	// Clock is the real clock when nil.
 	Clock clock.PassiveClock
 }
@@ -81,11 +87,16 @@ type Controller struct {
 	informer cache.SharedIndexInformer
 	lister   corelisters.PodLister
 	queue    workqueue.TypedRateLimitingInterface[string]
+	// listed are the gated pods without the label, which the informer
+	// does not hold, as the last sweep found them.
+	listed listed
 }
 
 // New builds a controller that watches, through client, the pods labelled
-// publish.LabelGated=true in every namespace, decides with publisher (one
-// of publish.NewResolving) and records Events with recorder.
+// publish.LabelGated=true in every namespace, and lists every pod each
+// Sweep for those that carry the gate without the label; it decides with
+// publisher (one of publish.NewResolving) and records Events with
+// recorder.
 func New(client kubernetes.Interface, publisher *publish.Publisher, recorder events.EventRecorder, opts Options) *Controller {
 	if opts.Timeout <= 0 {
 		opts.Timeout = publisher.GateTimeout()
@@ -95,6 +106,12 @@ func New(client kubernetes.Interface, publisher *publish.Publisher, recorder eve
 	}
 	if opts.Resync <= 0 {
 		opts.Resync = DefaultResync
+	}
+	if opts.Sweep <= 0 {
+		opts.Sweep = DefaultSweep
+	}
+	if opts.PageSize <= 0 {
+		opts.PageSize = DefaultPageSize
 	}
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
@@ -120,7 +137,8 @@ func New(client kubernetes.Interface, publisher *publish.Publisher, recorder eve
 
 // Run watches the gated pods and removes their gates until ctx ends. A
 // pod gated while the controller was not running is found by the
-// informer's list when it starts.
+// informer's list when it starts, or, without the label, by the sweep that
+// starts with the workers and runs every Sweep.
 func (c *Controller) Run(ctx context.Context) error {
 	logger := klog.FromContext(ctx)
 	defer c.queue.ShutDown()
@@ -145,7 +163,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), reg.HasSynced) {
 		return ctx.Err()
 	}
-	logger.Info("Removing publish gates", "timeout", c.opts.Timeout, "workers", c.opts.Workers, "onFailure", c.publisher.OnFailure())
+	logger.Info("Removing publish gates", "timeout", c.opts.Timeout, "workers", c.opts.Workers, "onFailure", c.publisher.OnFailure(), "sweep", c.opts.Sweep)
 	done := make(chan struct{})
 	for range c.opts.Workers {
 		go func() {
@@ -154,9 +172,15 @@ func (c *Controller) Run(ctx context.Context) error {
 			}
 		}()
 	}
+	go func() {
+		defer func() { done <- struct{}{} }()
+		// Sliding: the period runs from the end of a sweep, so that a
+		// slow list of a big cluster never overlaps the next.
+		wait.UntilWithContext(ctx, c.sweep, c.opts.Sweep)
+	}()
 	<-ctx.Done()
 	c.queue.ShutDown()
-	for range c.opts.Workers {
+	for range c.opts.Workers + 1 {
 		<-done
 	}
 	GatedPods.Set(0)
@@ -201,7 +225,13 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	pod, err := c.lister.Pods(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
-		return nil // deleted meanwhile
+		// Not labelled: gated without the label, as a sweep found it,
+		// or deleted (or its label removed) meanwhile, which the next
+		// sweep tells apart.
+		if pod = c.listed.get(key); pod == nil {
+			return nil
+		}
+		err = nil
 	}
 	if err != nil {
 		return err
