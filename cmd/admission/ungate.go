@@ -50,6 +50,7 @@ type ungateOptions struct {
 	kubeconfig     string
 	timeout        time.Duration
 	workers        int
+	sweep          time.Duration
 	leaseNamespace string
 	leaseName      string
 }
@@ -63,6 +64,8 @@ func (u *ungateOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&u.kubeconfig, "kubeconfig", "", "kubeconfig of the API server, for removing gates and for --tls-secret (default: the in-cluster ServiceAccount)")
 	fs.DurationVar(&u.timeout, "ungate-timeout", 0, "the longest a gated pod waits for its registry before onFailure applies (default: the profile's imageResolution.gateTimeout)")
 	fs.IntVar(&u.workers, "ungate-workers", ungate.DefaultWorkers, "gated pods worked on at once")
+	fs.DurationVar(&u.sweep, "ungate-sweep-period", ungate.DefaultSweep,
+		"how often every pod is listed, a page at a time, for pods that carry the gate without the label "+publish.LabelGated+" (besides once when the Lease is taken)")
 	fs.StringVar(&u.leaseNamespace, "leader-elect-resource-namespace", "", "namespace of the Lease held by the replica that removes gates (default: $POD_NAMESPACE, else kube-system)")
 	fs.StringVar(&u.leaseName, "leader-elect-resource-name", "windows-aware-publish-ungate", "name of that Lease")
 }
@@ -115,7 +118,7 @@ func (u *ungateOptions) start(ctx context.Context, logger klog.Logger, profile e
 	go func() {
 		defer close(done)
 		err := ungate.RunLeading(ctx, client, lease, func(ctx context.Context) {
-			c := ungate.New(client, publisher, recorder, ungate.Options{Timeout: u.timeout, Workers: u.workers})
+			c := ungate.New(client, publisher, recorder, ungate.Options{Timeout: u.timeout, Workers: u.workers, Sweep: u.sweep})
 			if err := c.Run(ctx); err != nil {
 				logger.Error(err, "Removing publish gates")
 			}

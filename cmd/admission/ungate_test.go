@@ -31,8 +31,9 @@ import (
 
 // TestGateRBAC holds manifests/publish-gate to least privilege: the gate
 // remover runs in its own Deployment (--webhook=false --ungate) under a
-// ServiceAccount of its own, which may patch pods (not update or delete
-// them) and hold the Lease the binary stands for by default; the webhook's
+// ServiceAccount of its own, which may list the pods of every namespace
+// (its sweep finds the gated pods without the label so) and patch pods
+// (not update or delete them), and hold the Lease the binary stands for by default; the webhook's
 // ServiceAccount gets no right on pods; and the shipped
 // ValidatingAdmissionPolicy binds to the gate remover's identity, with Deny.
 func TestGateRBAC(t *testing.T) {
@@ -49,7 +50,7 @@ func TestGateRBAC(t *testing.T) {
 	}
 	lease := newCommand().Flags().Lookup("leader-elect-resource-name").DefValue
 	const remover = "windows-aware-publish-ungate"
-	var leaseNamed, podsPatched, deployed, policyBound bool
+	var leaseNamed, podsListed, podsPatched, deployed, policyBound bool
 	roles := map[string][]rbacv1.PolicyRule{}
 	for _, o := range objs {
 		switch o := o.(type) {
@@ -81,6 +82,7 @@ func TestGateRBAC(t *testing.T) {
 				}
 				if slices.Contains(r.Resources, "pods") {
 					podsPatched = slices.Contains(r.Verbs, "patch")
+					podsListed = podsListed || ref.Kind == "ClusterRole" && slices.Contains(r.Verbs, "list")
 					for _, v := range []string{"update", "delete", "create", "*"} {
 						if slices.Contains(r.Verbs, v) {
 							t.Errorf("pods verbs %v: more than removing gates takes", r.Verbs)
@@ -111,6 +113,9 @@ func TestGateRBAC(t *testing.T) {
 	}
 	if !podsPatched {
 		t.Errorf("no rule patches pods")
+	}
+	if !podsListed {
+		t.Errorf("no ClusterRole lists the pods of every namespace")
 	}
 	if !deployed || !policyBound {
 		t.Errorf("gate remover deployed %v, its policy bound with Deny %v", deployed, policyBound)

@@ -70,9 +70,11 @@ first and the command waits --settle for the API servers to stop calling
 the webhook, so that no pod is gated after the pods are read; give it when
 the webhook is being removed too.
 
-It lists the pods labelled ` + publish.LabelGated + `, --page-size at a time,
-patches each with a JSON patch that applies only to the pod as read, and
-reads it again on a conflict. It needs: list and patch on pods, cluster-wide;
+It lists every pod, --page-size at a time, and picks those that carry the
+gate or the label (a pod created with the gate, or whose label was removed,
+carries the gate alone, and no selector finds a gate); it patches each with
+a JSON patch that applies only to the pod as read, and reads it again on a
+conflict. It needs: list and patch on pods, cluster-wide;
 delete on the webhook configuration, by name. It exits non-zero, naming
 them, when pods keep the gate.`,
 		Args:          cobra.NoArgs,

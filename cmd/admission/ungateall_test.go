@@ -34,7 +34,8 @@ import (
 )
 
 // TestUngateAll: the webhook configuration goes first, then the gate from
-// every gated pod; a configuration gone already is no error.
+// every gated pod, labelled or not; a configuration gone already is no
+// error.
 func TestUngateAll(t *testing.T) {
 	const webhook = "00-windows-aware-publish"
 	for _, present := range []bool{true, false} {
@@ -44,7 +45,9 @@ func TestUngateAll(t *testing.T) {
 					Labels: map[string]string{publish.LabelGated: "true"}},
 				Spec: v1.PodSpec{SchedulingGates: []v1.PodSchedulingGate{{Name: "example.com/other"}, {Name: publish.GatePlatform}}},
 			}
-			client := fake.NewClientset(pod)
+			unlabelled := pod.DeepCopy()
+			unlabelled.Name, unlabelled.UID, unlabelled.Labels = "unlabelled", "uid-unlabelled", nil
+			client := fake.NewClientset(pod, unlabelled)
 			if present {
 				if err := client.Tracker().Add(&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: webhook}}); err != nil {
 					t.Fatal(err)
@@ -69,14 +72,16 @@ func TestUngateAll(t *testing.T) {
 			if !apierrors.IsNotFound(err) {
 				t.Errorf("the webhook configuration: %v, want it deleted", err)
 			}
-			got, err := client.CoreV1().Pods("default").Get(context.Background(), "web", metav1.GetOptions{})
-			if err != nil {
-				t.Fatal(err)
+			for _, name := range []string{"web", "unlabelled"} {
+				got, err := client.CoreV1().Pods("default").Get(context.Background(), name, metav1.GetOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if publish.Gated(got) || len(got.Spec.SchedulingGates) != 1 || got.Labels[publish.LabelGated] != "" {
+					t.Errorf("pod %s after: gates %v, labels %v; want the other gate alone, no label", name, got.Spec.SchedulingGates, got.Labels)
+				}
 			}
-			if publish.Gated(got) || len(got.Spec.SchedulingGates) != 1 || got.Labels[publish.LabelGated] != "" {
-				t.Errorf("pod after: gates %v, labels %v; want the other gate alone, no label", got.Spec.SchedulingGates, got.Labels)
-			}
-			if !strings.Contains(out.String(), "ungated=1 unlabelled=0 gone=0 failed=0") {
+			if !strings.Contains(out.String(), "ungated=2 unlabelled=0 gone=0 failed=0") {
 				t.Errorf("output %q", out.String())
 			}
 		})
