@@ -105,8 +105,13 @@ func scopeCovers(scope, os string) bool {
 // PlatformsOf is what the registry told of ref, as the pod may see it,
 // without asking anything: the listing when resolved; nothing for an
 // image the policy refuses to ask about (placed by its tag, quietly); else
-// the onFailure policy's error (nil under TagRules).
+// the onFailure policy's error (nil under TagRules). An image past the
+// pod's MaxImagesPerPod is never asked about: it is as one whose registry
+// has not answered.
 func (f *Facts) PlatformsOf(pod *v1.Pod, ref string) (podneeds.Listing, bool, error) {
+	if !f.Resolvable(pod, ref) {
+		return podneeds.Listing{}, false, f.Failure(ref, ErrTooManyImages)
+	}
 	r, ok := f.resolver.Lookup(ref, PullSecretsOf(pod))
 	if ok && r.State == imageinspect.StateResolved {
 		return podneeds.Listing{Platforms: r.Platforms, Summary: r.Summary}, true, nil
@@ -119,6 +124,43 @@ func (f *Facts) PlatformsOf(pod *v1.Pod, ref string) (podneeds.Listing, bool, er
 		cause = r.Err
 	}
 	return podneeds.Listing{}, false, f.Failure(ref, cause)
+}
+
+// ErrTooManyImages is why an image of a pod past its MaxImagesPerPod
+// containers has no platforms: the resolver is never asked about it.
+var ErrTooManyImages = fmt.Errorf("the pod has more than %d containers whose images the registry is asked about; the others are not resolved", imageinspect.DefaultMaxImagesPerPod)
+
+// ForEachImageToResolve calls fn for the image of each of the pod's first
+// MaxImagesPerPod containers (init containers first), until fn returns
+// false: the images the resolver may be asked about for this pod. Images
+// of later containers are never resolved, so that one pod cannot queue
+// thousands of runs. It does not allocate.
+func (f *Facts) ForEachImageToResolve(pod *v1.Pod, fn func(ref string) bool) {
+	ForEachImageWithin(pod, f.resolver.MaxImagesPerPod(), fn)
+}
+
+// Resolvable reports whether ref is the image of one of the pod's first
+// MaxImagesPerPod containers: one the resolver may be asked about.
+func (f *Facts) Resolvable(pod *v1.Pod, ref string) bool {
+	found := false
+	f.ForEachImageToResolve(pod, func(image string) bool {
+		found = image == ref
+		return !found
+	})
+	return found
+}
+
+// ForEachImageWithin calls fn for the image of each of the pod's first max
+// containers, init containers first, until fn returns false.
+func ForEachImageWithin(pod *v1.Pod, max int, fn func(ref string) bool) {
+	n := 0
+	podneeds.ForEachImage(pod, func(ref string) bool {
+		if n >= max {
+			return false
+		}
+		n++
+		return fn(ref)
+	})
 }
 
 // Failure is the error a pod is rejected with when the registry could not
@@ -155,15 +197,18 @@ func WaitsForRegistry(args *config.ImageResolution, decider *podneeds.Decider, p
 }
 
 // PullSecretsOf is the pod's credential scope: the facts it may see and
-// the credentials it is resolved with. It allocates only for a pod that
-// names pull secrets.
+// the credentials it is resolved with. Only the first
+// imageinspect.DefaultMaxPullSecretsPerPod names count: the others are
+// never read, and two pods that differ only past them share a scope. It
+// allocates only for a pod that names pull secrets.
 func PullSecretsOf(pod *v1.Pod) imageinspect.PullSecrets {
 	p := imageinspect.PullSecrets{Namespace: pod.Namespace}
 	if len(pod.Spec.ImagePullSecrets) == 0 {
 		return p
 	}
-	p.Names = make([]string, 0, len(pod.Spec.ImagePullSecrets))
-	for _, s := range pod.Spec.ImagePullSecrets {
+	secrets := pod.Spec.ImagePullSecrets[:min(len(pod.Spec.ImagePullSecrets), imageinspect.DefaultMaxPullSecretsPerPod)]
+	p.Names = make([]string, 0, len(secrets))
+	for _, s := range secrets {
 		p.Names = append(p.Names, s.Name)
 	}
 	return p

@@ -25,7 +25,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
-	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
 // Outside a scheduler, publish mode resolves a gated pod's images itself
@@ -88,7 +87,9 @@ func (f *Facts) Resolve(ctx context.Context, pod *v1.Pod) error {
 			failed  error
 			crowded string
 		)
-		podneeds.ForEachImage(pod, func(ref string) bool {
+		// Images past MaxImagesPerPod are not waited for: Decide applies
+		// onFailure to them.
+		f.ForEachImageToResolve(pod, func(ref string) bool {
 			if !f.decider.WantsRegistry(ref) {
 				return true
 			}

@@ -51,8 +51,14 @@ type entry struct {
 	scope string
 	// pull is the scope's credential set (empty for the shared entry).
 	pull PullSecrets
-	// elem is the entry's place in the eviction list.
+	// namespace is, for a scoped entry, the namespace of its pull
+	// secrets; while a run is queued, the namespace it is queued for.
+	namespace string
+	// elem is the entry's place in the eviction list; nil while the entry
+	// is pinned, which keeps it off the list.
 	elem *list.Element
+	// size is the entry's approximate size in bytes (entrysize.go).
+	size int
 	// aliases are the references, as pods spell them, that Lookup maps to
 	// this entry.
 	aliases []string
@@ -131,32 +137,59 @@ func (e *entry) takeWaiters(keep bool) []string {
 
 func (e *entry) key() entryKey { return entryKey{e.ref.key, e.scope} }
 
+// cacheLimits bound the cache.
+type cacheLimits struct {
+	// entries and bytes bound the cache as a whole: entries by number,
+	// and by their approximate size.
+	entries, bytes int
+	// scopedPerNamespace bounds the pull-secret-scoped entries of one
+	// namespace.
+	scopedPerNamespace int
+}
+
 // cache is the bounded set of entries; the resolver's mutex guards it.
+//
+// Pinned entries (a run is queued or under way, or a pod waits) cannot be
+// evicted, so they are kept off the eviction list: an insert then costs
+// the same whether 10 or 20,000 entries are pinned, where walking past
+// them would cost every insert all of them, under the resolver's lock.
 type cache struct {
-	max     int
+	limits  cacheLimits
 	entries map[entryKey]*entry
 	aliases map[entryKey]*entry
 	// scoped are the pull-secret-scoped entries of each image key.
 	scoped map[string][]*entry
+	// scopedIn are the pull-secret-scoped entries of each namespace.
+	scopedIn map[string][]*entry
+	// order is the eviction list of the entries not pinned.
 	order  *list.List
 	counts [numKinds]int
+	// bytes is the sum of the entries' sizes.
+	bytes int
 }
 
-func newCache(max int) *cache {
-	return &cache{max: max, entries: map[entryKey]*entry{}, aliases: map[entryKey]*entry{}, scoped: map[string][]*entry{}, order: list.New()}
+func newCache(limits cacheLimits) *cache {
+	return &cache{limits: limits, entries: map[entryKey]*entry{}, aliases: map[entryKey]*entry{},
+		scoped: map[string][]*entry{}, scopedIn: map[string][]*entry{}, order: list.New()}
 }
 
-// roomForScope makes room for one more scoped entry of the image key: it
-// removes that image's least recently used scoped entry that nobody waits
-// on, when the image has maxScopesPerImage. It reports false when every
-// one is pinned: the new scope is not resolved now.
-func (c *cache) roomForScope(key string) bool {
-	es := c.scoped[key]
-	if len(es) < maxScopesPerImage {
-		return true
+// roomForScope makes room for one more scoped entry of the image key in
+// namespace: when the image has maxScopesPerImage scoped entries, it
+// removes the one of them least recently used that nobody waits on, and
+// when the namespace has its bound of them, the namespace's own. It
+// reports false when every candidate is pinned: the new scope is not
+// resolved now.
+func (c *cache) roomForScope(key, namespace string) bool {
+	if len(c.scoped[key]) >= maxScopesPerImage && !c.removeUnpinned(c.scoped[key]) {
+		return false
 	}
-	// The list is in insertion order; prefer an entry not read since the
-	// last sweep, as evict does.
+	return len(c.scopedIn[namespace]) < c.limits.scopedPerNamespace || c.removeUnpinned(c.scopedIn[namespace])
+}
+
+// removeUnpinned removes the entry of es (in insertion order) that
+// nobody waits on and, among those, preferably one not read since the
+// last sweep, as evict does; false when all are pinned.
+func (c *cache) removeUnpinned(es []*entry) bool {
 	var victim *entry
 	for _, e := range es {
 		if e.pinned() {
@@ -173,14 +206,19 @@ func (c *cache) roomForScope(key string) bool {
 	return true
 }
 
-// insert adds e and evicts what the bound requires.
+// insert adds e and evicts what the bounds require.
 func (c *cache) insert(e *entry) {
 	c.entries[e.key()] = e
 	if e.scope != "" {
 		c.scoped[e.ref.key] = append(c.scoped[e.ref.key], e)
+		c.scopedIn[e.pull.Namespace] = append(c.scopedIn[e.pull.Namespace], e)
 	}
-	e.elem = c.order.PushFront(e)
+	if !e.pinned() {
+		e.elem = c.order.PushFront(e)
+	}
 	c.counts[e.kind()]++
+	e.size = e.approxSize()
+	c.bytes += e.size
 	c.addAlias(e, e.ref.key)
 	c.evict()
 }
@@ -192,23 +230,54 @@ func (c *cache) addAlias(e *entry, alias string) {
 	}
 	c.aliases[k] = e
 	e.aliases = append(e.aliases, alias)
+	if c.entries[e.key()] == e {
+		c.bytes += aliasSize(alias)
+		e.size += aliasSize(alias)
+	}
 }
 
-// update applies change to e, keeping the per-kind counts right.
+// update applies change to e, keeping the per-kind counts, the size and
+// the eviction list right: an entry that becomes pinned leaves the list,
+// one that stops being pinned joins it at the front, and the cache is
+// brought back within its bounds.
 func (c *cache) update(e *entry, change func()) {
+	wasPinned := e.pinned()
 	c.counts[e.kind()]--
 	change()
 	c.counts[e.kind()]++
+	if c.entries[e.key()] != e {
+		return
+	}
+	size := e.approxSize()
+	grew := size > e.size
+	c.bytes += size - e.size
+	e.size = size
+	switch pinned := e.pinned(); {
+	case pinned && e.elem != nil:
+		c.order.Remove(e.elem)
+		e.elem = nil
+	case !pinned && e.elem == nil:
+		e.elem = c.order.PushFront(e)
+	}
+	if wasPinned && !e.pinned() || grew {
+		c.evict()
+	}
 }
 
-// evict removes entries over the bound with the second-chance (CLOCK)
-// approximation of LRU: Lookup only sets a flag, so that it never needs
-// the write lock.
+// over reports whether the cache is over a bound.
+func (c *cache) over() bool {
+	return len(c.entries) > c.limits.entries || c.bytes > c.limits.bytes
+}
+
+// evict removes unpinned entries while the cache is over a bound, with
+// the second-chance (CLOCK) approximation of LRU: Lookup only sets a
+// flag, so that it never needs the write lock. Each entry is passed over
+// at most once per read, so an insert costs O(1) amortised.
 func (c *cache) evict() {
-	for budget := 2 * c.order.Len(); c.order.Len() > c.max && budget > 0; budget-- {
+	for c.over() && c.order.Len() > 0 {
 		back := c.order.Back()
 		e := back.Value.(*entry)
-		if e.pinned() || e.referenced.Swap(false) {
+		if e.referenced.Swap(false) {
 			c.order.MoveToFront(back)
 			continue
 		}
@@ -216,8 +285,16 @@ func (c *cache) evict() {
 	}
 }
 
+// remove drops e from the cache; removing it again does nothing.
 func (c *cache) remove(e *entry) {
-	c.order.Remove(e.elem)
+	if c.entries[e.key()] != e {
+		return
+	}
+	if e.elem != nil {
+		c.order.Remove(e.elem)
+		e.elem = nil
+	}
+	c.bytes -= e.size
 	delete(c.entries, e.key())
 	for _, a := range e.aliases {
 		if k := (entryKey{a, e.scope}); c.aliases[k] == e {
@@ -225,12 +302,18 @@ func (c *cache) remove(e *entry) {
 		}
 	}
 	if e.scope != "" {
-		es := slices.DeleteFunc(c.scoped[e.ref.key], func(x *entry) bool { return x == e })
-		if len(es) == 0 {
-			delete(c.scoped, e.ref.key)
-		} else {
-			c.scoped[e.ref.key] = es
-		}
+		deleteFrom(c.scoped, e.ref.key, e)
+		deleteFrom(c.scopedIn, e.pull.Namespace, e)
 	}
 	c.counts[e.kind()]--
+}
+
+// deleteFrom removes e from m[key], and the key when none is left.
+func deleteFrom(m map[string][]*entry, key string, e *entry) {
+	es := slices.DeleteFunc(m[key], func(x *entry) bool { return x == e })
+	if len(es) == 0 {
+		delete(m, key)
+	} else {
+		m[key] = es
+	}
 }

@@ -52,6 +52,21 @@ type Config struct {
 	GetSecret SecretGetter
 	// MaxEntries bounds the cache (tags, digests and failures together).
 	MaxEntries int
+	// MaxBytes bounds the cache's approximate size in bytes (keys,
+	// aliases, error text, platforms): entries of long references or long
+	// errors count for what they hold, not as one each.
+	MaxBytes int
+	// MaxScopedPerNamespace bounds the pull-secret-scoped entries of one
+	// namespace: a tenant naming ever new secrets or images replaces its
+	// own scoped entries, never fills the cache.
+	MaxScopedPerNamespace int
+	// MaxImagesPerPod bounds the images resolved for one pod: those of its
+	// first MaxImagesPerPod containers, init containers first. The others
+	// are placed as if their registry had not answered.
+	MaxImagesPerPod int
+	// MaxPullSecretsPerPod bounds the pull secrets read for one pod: the
+	// first MaxPullSecretsPerPod names of spec.imagePullSecrets.
+	MaxPullSecretsPerPod int
 	// TagTTL is how long a tag's facts are fresh; digests never expire.
 	TagTTL time.Duration
 	// NegativeTTL is how long a failure stands before the same
@@ -77,18 +92,32 @@ type Config struct {
 	// MaxAutoRetries bounds the automatic retries of one failure; later
 	// ones wait for a new Want. Default 8.
 	MaxAutoRetries int
-	// Clock dates cache entries; the real clock when nil.
+	// Clock dates cache entries and rate-limit pauses; the real clock
+	// when nil. When it also runs timers (clock.WithDelayedExecution),
+	// retries are scheduled on it too.
 	Clock clock.PassiveClock
 }
 
 // Defaults of the Config fields left zero.
 const (
-	DefaultMaxEntries     = 20000
-	DefaultTagTTL         = 10 * time.Minute
-	DefaultNegativeTTL    = time.Minute
-	DefaultWorkers        = 8
-	DefaultPerRegistry    = 4
-	DefaultRequestTimeout = 10 * time.Second
+	DefaultMaxEntries = 20000
+	// DefaultMaxBytes is some 3 KiB per entry at DefaultMaxEntries: far
+	// above what a resolved image takes, and what keeps a cache of long
+	// error texts within bounds.
+	DefaultMaxBytes = 64 << 20
+	// DefaultMaxScopedPerNamespace leaves one namespace at most 256
+	// pull-secret-scoped entries, about 1% of DefaultMaxEntries.
+	DefaultMaxScopedPerNamespace = 256
+	// DefaultMaxImagesPerPod is well above the containers of real pods.
+	DefaultMaxImagesPerPod = 32
+	// DefaultMaxPullSecretsPerPod is well above the pull secrets of real
+	// pods, and bounds the Secrets one pod makes the scheduler read.
+	DefaultMaxPullSecretsPerPod = 8
+	DefaultTagTTL               = 10 * time.Minute
+	DefaultNegativeTTL          = time.Minute
+	DefaultWorkers              = 8
+	DefaultPerRegistry          = 4
+	DefaultRequestTimeout       = 10 * time.Second
 	// DefaultMaxIndexEntries is far above real multi-platform lists (well
 	// under 100 entries, attestations included).
 	DefaultMaxIndexEntries = 256
@@ -97,27 +126,30 @@ const (
 	RunTimeoutRequests = 3
 )
 
-// hostRequeueDelay is how soon a resolution put back because its registry
-// is at its concurrency limit is tried again.
-const hostRequeueDelay = 20 * time.Millisecond
-
 // Resolver reads image platforms from registries in the background and
 // answers from its cache. Lookup and Want never block on the network and
 // may be called under the scheduler's queue lock.
 type Resolver struct {
-	cfg      Config
-	clock    clock.PassiveClock
-	policy   *egressPolicy
-	creds    *credentials
-	metrics  *resolverMetrics
-	queue    workqueue.TypedRateLimitingInterface[entryKey]
+	cfg     Config
+	clock   clock.PassiveClock
+	policy  *egressPolicy
+	creds   *credentials
+	metrics *resolverMetrics
+	// queue hands out runs a namespace at a time (fairqueue.go).
+	queue    *fairQueue[entryKey]
 	backoff  workqueue.TypedRateLimiter[entryKey]
 	tr       map[*registryPolicy]http.RoundTripper
 	resolved func(ref string, waiters []string)
+	// fetch runs one resolution: resolveWithin; tests observe runs
+	// through it.
+	fetch func(context.Context, run) outcome
 
-	mu          sync.RWMutex
-	cache       *cache
-	activeHosts map[string]int
+	mu    sync.RWMutex
+	cache *cache
+	// slots are the runs under way per registry host (hostslots.go).
+	slots *hostSlots
+	// pausedUntil: an endpoint that answered 429 with Retry-After is not
+	// asked again before then; the registry's other endpoints are.
 	pausedUntil map[string]time.Time
 }
 
@@ -136,23 +168,24 @@ func New(cfg Config) (*Resolver, error) {
 	if err != nil {
 		return nil, err
 	}
+	timers, ok := clk.(clock.WithDelayedExecution)
+	if !ok {
+		timers = clock.RealClock{}
+	}
 	r := &Resolver{
 		cfg:         cfg,
 		clock:       clk,
 		policy:      policy,
 		creds:       creds,
 		metrics:     newMetrics(),
+		queue:       newFairQueue[entryKey](timers),
 		backoff:     workqueue.NewTypedItemExponentialFailureRateLimiter[entryKey](cfg.RetryBaseDelay, cfg.RetryMaxDelay),
 		tr:          map[*registryPolicy]http.RoundTripper{},
-		cache:       newCache(cfg.MaxEntries),
-		activeHosts: map[string]int{},
+		cache:       newCache(cacheLimits{entries: cfg.MaxEntries, bytes: cfg.MaxBytes, scopedPerNamespace: cfg.MaxScopedPerNamespace}),
+		slots:       newHostSlots(cfg.PerRegistry),
 		pausedUntil: map[string]time.Time{},
 	}
-	// The queue only orders and deduplicates keys; delays are chosen by
-	// the resolver (backoff, Retry-After), so its own limiter never waits.
-	r.queue = workqueue.NewTypedRateLimitingQueueWithConfig[entryKey](
-		workqueue.NewTypedItemExponentialFailureRateLimiter[entryKey](0, 0),
-		workqueue.TypedRateLimitingQueueConfig[entryKey]{Name: "windows_aware_image_resolution"})
+	r.fetch = r.resolveWithin
 	for _, rp := range policy.registries {
 		r.tr[rp] = policy.newGuardTransport(rp, cfg.RequestTimeout, r.metrics)
 	}
@@ -162,6 +195,18 @@ func New(cfg Config) (*Resolver, error) {
 func withDefaults(cfg Config) Config {
 	if cfg.MaxEntries <= 0 {
 		cfg.MaxEntries = DefaultMaxEntries
+	}
+	if cfg.MaxBytes <= 0 {
+		cfg.MaxBytes = DefaultMaxBytes
+	}
+	if cfg.MaxScopedPerNamespace <= 0 {
+		cfg.MaxScopedPerNamespace = DefaultMaxScopedPerNamespace
+	}
+	if cfg.MaxImagesPerPod <= 0 {
+		cfg.MaxImagesPerPod = DefaultMaxImagesPerPod
+	}
+	if cfg.MaxPullSecretsPerPod <= 0 {
+		cfg.MaxPullSecretsPerPod = DefaultMaxPullSecretsPerPod
 	}
 	if cfg.TagTTL <= 0 {
 		cfg.TagTTL = DefaultTagTTL
@@ -218,13 +263,25 @@ func (r *Resolver) Start(ctx context.Context) {
 }
 
 // scopeOf is the credential scope of a pod's pull secrets: "" (shared)
-// for none, or when pull secrets are not read.
+// for none, or when pull secrets are not read. Names past
+// MaxPullSecretsPerPod are left out (capped).
 func (r *Resolver) scopeOf(pull PullSecrets) string {
 	if !r.cfg.PodPullSecrets {
 		return ""
 	}
-	return pull.key()
+	return r.capped(pull).key()
 }
+
+// capped is pull without the names past MaxPullSecretsPerPod, in the
+// pod's order: they are never read. It does not allocate.
+func (r *Resolver) capped(pull PullSecrets) PullSecrets {
+	pull.Names = pull.Names[:min(len(pull.Names), r.cfg.MaxPullSecretsPerPod)]
+	return pull
+}
+
+// MaxImagesPerPod is how many of a pod's images are resolved: those of
+// its first MaxImagesPerPod containers, init containers first.
+func (r *Resolver) MaxImagesPerPod() int { return r.cfg.MaxImagesPerPod }
 
 // Lookup returns what the resolver knows of ref, spelt as the pod spells
 // it, for a pod with the pull secrets pull, and whether it knows anything.
@@ -293,8 +350,12 @@ func (r *Resolver) visible(ref, scope string) (*entry, bool) {
 // is resolved with its own (then the static config's, then anonymous),
 // never with another pod's; a pod without is resolved with the static
 // config's or anonymously.
+//
+// pull.Namespace, the asking pod's namespace, is the namespace the run is
+// queued for, whatever its scope: runs are taken a namespace at a time.
 func (r *Resolver) Want(ref, waiter string, pull PullSecrets) bool {
 	scope := r.scopeOf(pull)
+	ns := pull.Namespace
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	shared, sharedOK := r.cache.aliases[entryKey{ref, ""}]
@@ -305,27 +366,27 @@ func (r *Resolver) Want(ref, waiter string, pull PullSecrets) bool {
 	}
 	switch {
 	case ownOK && own.res.State == StateResolved:
-		return r.wantLocked(own, waiter)
+		return r.wantLocked(own, waiter, ns)
 	case sharedOK && (shared.res.State == StateResolved || shared.decided()):
 		// Facts every pod may see (refreshed, when stale, with the
 		// shared credentials), or a refusal no credential changes.
-		return r.wantLocked(shared, "")
+		return r.wantLocked(shared, "", ns)
 	case scope == "":
 		if !sharedOK {
-			shared = r.entryFor(ref, PullSecrets{})
+			shared = r.entryFor(ref, PullSecrets{Namespace: ns})
 		}
-		return r.wantLocked(shared, waiter)
+		return r.wantLocked(shared, waiter, ns)
 	case !ownOK:
-		if own = r.entryFor(ref, pull); own == nil {
+		if own = r.entryFor(ref, r.capped(pull)); own == nil {
 			return false
 		}
 	}
-	return r.wantLocked(own, waiter)
+	return r.wantLocked(own, waiter, ns)
 }
 
 // entryFor finds or creates the entry of a reference not yet aliased in
 // the scope of pull; nil when the image has maxScopesPerImage scoped
-// entries, all pinned.
+// entries, or the namespace MaxScopedPerNamespace, all pinned.
 func (r *Resolver) entryFor(ref string, pull PullSecrets) *entry {
 	scope := r.scopeOf(pull)
 	ir, err := parseRef(ref)
@@ -336,10 +397,10 @@ func (r *Resolver) entryFor(ref string, pull PullSecrets) *entry {
 		r.cache.addAlias(e, ref)
 		return e
 	}
-	if scope != "" && !r.cache.roomForScope(ir.key) {
+	if scope != "" && !r.cache.roomForScope(ir.key, pull.Namespace) {
 		return nil
 	}
-	e := &entry{ref: ir, scope: scope}
+	e := &entry{ref: ir, scope: scope, namespace: pull.Namespace}
 	if scope != "" {
 		e.pull = PullSecrets{Namespace: pull.Namespace, Names: slices.Clone(pull.Names)}
 	}
@@ -370,14 +431,16 @@ func (e *entry) decided() bool {
 	return e.res.State == StateFailed && (e.res.Class == ClassRefused || e.res.Class == ClassInvalid && e.ref.name == "")
 }
 
-func (r *Resolver) wantLocked(e *entry, waiter string) bool {
+// wantLocked registers waiter on e and queues a run of it, when one is
+// due, for namespace ns. The caller holds r.mu.
+func (r *Resolver) wantLocked(e *entry, waiter, ns string) bool {
 	now := r.clock.Now()
 	switch {
 	case e.res.State == StateResolved:
 		// Known facts are never waited for; stale ones are refreshed in
 		// the background while they are served.
 		if e.ref.isTag() && !now.Before(e.freshUntil) && !e.pending && !e.inflight {
-			r.enqueue(e, now)
+			r.enqueue(e, now, ns)
 		}
 		return false
 	case e.decided():
@@ -387,27 +450,30 @@ func (r *Resolver) wantLocked(e *entry, waiter string) bool {
 		// retry still reports to the waiter, who does not wait for it
 		// meanwhile.
 		if !e.retryAt.IsZero() {
-			e.addWaiter(waiter)
+			r.cache.update(e, func() { e.addWaiter(waiter) })
 		}
 		return false
 	case e.pending || e.inflight:
-		e.addWaiter(waiter)
+		r.cache.update(e, func() { e.addWaiter(waiter) })
 		return true
 	}
-	e.addWaiter(waiter)
-	r.enqueue(e, now)
+	r.cache.update(e, func() { e.addWaiter(waiter) })
+	r.enqueue(e, now, ns)
 	return true
 }
 
-func (r *Resolver) enqueue(e *entry, now time.Time) {
+// enqueue queues a run of e for namespace ns: the namespace of the pod
+// that asked for it, which the run's place in the queue is fair to.
+func (r *Resolver) enqueue(e *entry, now time.Time, ns string) {
 	r.cache.update(e, func() {
 		if !e.pending {
 			e.requested = now
+			e.namespace = ns
 		}
 		e.pending = true
 		e.retryAt = time.Time{}
 	})
-	r.queue.Add(e.key())
+	r.queue.Add(e.key(), e.namespace)
 }
 
 func (r *Resolver) work(ctx context.Context) {
@@ -434,35 +500,93 @@ func (r *Resolver) process(ctx context.Context, key entryKey) {
 	if !ok {
 		return
 	}
-	start := time.Now()
-	out := r.resolveWithin(ctx, rn)
-	r.finishRun(ctx, rn, out, time.Since(start))
+	start := r.clock.Now()
+	out := r.fetch(ctx, rn)
+	r.finishRun(ctx, rn, out, r.clock.Since(start))
 }
 
-// startRun claims the entry for a run, unless it needs none, or its
-// registry is paused or at its concurrency limit (then it is put back).
+// startRun claims the entry for a run, unless it needs none, or every
+// endpoint of its registry is paused (then it is put back until the first
+// pause ends), or its registry is at its concurrency limit (then it is
+// parked until a slot is handed to it).
 func (r *Resolver) startRun(key entryKey) (run, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e, ok := r.cache.entries[key]
 	if !ok || !e.pending || e.inflight {
-		return run{}, false
-	}
-	now := time.Now()
-	if until, ok := r.pausedUntil[e.ref.host]; ok {
-		if now.Before(until) {
-			r.queue.AddAfter(key, until.Sub(now))
-			return run{}, false
+		if host, granted := r.slots.cancelGrant(key); granted {
+			r.releaseSlot(host)
 		}
-		delete(r.pausedUntil, e.ref.host)
-	}
-	if r.activeHosts[e.ref.host] >= r.cfg.PerRegistry {
-		r.queue.AddAfter(key, hostRequeueDelay)
 		return run{}, false
 	}
-	r.activeHosts[e.ref.host]++
-	e.pending, e.inflight = false, true
-	return run{e: e, ref: e.ref, rp: r.policy.registryFor(e.ref.host), pull: e.pull}, true
+	rp := r.policy.registryFor(e.ref.host)
+	if wait := r.pausedFor(rp, e.ref.host); wait > 0 {
+		if host, granted := r.slots.cancelGrant(key); granted {
+			r.releaseSlot(host)
+		}
+		r.queue.AddAfter(key, e.namespace, wait)
+		return run{}, false
+	}
+	if !r.slots.take(e.ref.host, key, e.namespace) {
+		return run{}, false
+	}
+	r.cache.update(e, func() { e.pending, e.inflight = false, true })
+	return run{e: e, ref: e.ref, rp: rp, pull: e.pull}, true
+}
+
+// releaseSlot gives back a run's slot of host; the resolution it is
+// handed to, if one was parked, is queued. The caller holds r.mu.
+func (r *Resolver) releaseSlot(host string) {
+	if next, ok := r.slots.release(host); ok {
+		r.queue.Add(next.key, next.namespace)
+	}
+}
+
+// pausedFor is how long every endpoint of an image of host stays paused
+// after a 429: 0 when one may be asked now. The caller holds r.mu.
+func (r *Resolver) pausedFor(rp *registryPolicy, host string) time.Duration {
+	if rp == nil || len(r.pausedUntil) == 0 {
+		return 0
+	}
+	now := r.clock.Now()
+	var wait time.Duration
+	for _, ep := range rp.endpointsOf(host) {
+		until, ok := r.pausedUntil[ep.host]
+		if !ok || !now.Before(until) {
+			return 0
+		}
+		if d := until.Sub(now); wait == 0 || d < wait {
+			wait = d
+		}
+	}
+	return wait
+}
+
+// endpointPaused reports whether ep answered 429 and its Retry-After has
+// not passed, forgetting a pause that has.
+func (r *Resolver) endpointPaused(ep endpoint) (time.Duration, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	until, ok := r.pausedUntil[ep.host]
+	if !ok {
+		return 0, false
+	}
+	if now := r.clock.Now(); now.Before(until) {
+		return until.Sub(now), true
+	}
+	delete(r.pausedUntil, ep.host)
+	return 0, false
+}
+
+// pauseEndpoint records a 429's Retry-After for ep, keeping the later
+// end of two pauses.
+func (r *Resolver) pauseEndpoint(ep endpoint, retryAfter time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	until := r.clock.Now().Add(retryAfter)
+	if until.After(r.pausedUntil[ep.host]) {
+		r.pausedUntil[ep.host] = until
+	}
 }
 
 // outcome is what one run learnt.
@@ -489,13 +613,23 @@ func (r *Resolver) resolve(ctx context.Context, rn run) outcome {
 	if rn.rp == nil {
 		return outcome{err: &Error{Image: rn.ref.key, Host: rn.ref.host, Class: ClassRefused, Detail: "registry is not in the allowlist"}}
 	}
-	att := &attempt{}
-	ctx = withAttempt(ctx, att)
 	creds := r.creds.forImage(ctx, rn.ref.name, rn.pull)
-	var last *Error
+	var (
+		last       *Error
+		retryAfter time.Duration
+	)
 	for _, ep := range rn.rp.endpointsOf(rn.ref.host) {
+		if wait, paused := r.endpointPaused(ep); paused {
+			// It answered 429 lately: not asked before its Retry-After;
+			// the next endpoint may be.
+			last = &Error{Image: rn.ref.key, Host: ep.host, Class: ClassRateLimited, Detail: "registry rate limit reached (waiting for its Retry-After)"}
+			retryAfter = max(retryAfter, wait)
+			continue
+		}
+		att := &attempt{}
+		epCtx := withAttempt(ctx, att)
 		for _, cr := range creds {
-			ps, digest, err := r.fetchWith(ctx, rn, ep, cr)
+			ps, digest, err := r.fetchWith(epCtx, rn, ep, cr)
 			if err == nil {
 				return outcome{platforms: ps, digest: digest, shared: cr.shared}
 			}
@@ -506,8 +640,14 @@ func (r *Resolver) resolve(ctx context.Context, rn run) outcome {
 				break
 			}
 		}
+		if d := att.RetryAfter(); d > 0 && last != nil && last.Class == ClassRateLimited {
+			// This endpoint is paused, not the registry: another mirror,
+			// or another registry's, is asked meanwhile.
+			r.pauseEndpoint(ep, d)
+			retryAfter = max(retryAfter, d)
+		}
 	}
-	return outcome{err: last, retryAfter: att.RetryAfter()}
+	return outcome{err: last, retryAfter: retryAfter}
 }
 
 func (r *Resolver) fetchWith(ctx context.Context, rn run, ep endpoint, cr credential) ([]windows.Platform, string, error) {
@@ -588,10 +728,7 @@ func (r *Resolver) finishRun(ctx context.Context, rn run, out outcome, took time
 
 	r.mu.Lock()
 	e := rn.e
-	r.activeHosts[rn.ref.host]--
-	if r.activeHosts[rn.ref.host] <= 0 {
-		delete(r.activeHosts, rn.ref.host)
-	}
+	r.releaseSlot(rn.ref.host)
 	result := "resolved"
 	if out.err == nil {
 		r.cache.update(e, func() {
@@ -601,12 +738,13 @@ func (r *Resolver) finishRun(ctx context.Context, rn run, out outcome, took time
 			e.retryAt, e.autoRetries = time.Time{}, 0
 		})
 		r.backoff.Forget(e.key())
-		notices = append(notices, notice{e.ref.key, e.takeWaiters(false)})
+		res := e.res
+		notices = append(notices, notice{e.ref.key, r.takeWaiters(e, false)})
 		scope := r.factsScope(rn, out.shared)
 		if scope != e.scope {
 			// A pull-secret scope's run that needed no pull secret: the
 			// facts are everyone's, kept once, in the shared entry.
-			if n := r.storeFacts(rn.ref, "", e.res, now); len(n.waiters) > 0 {
+			if n := r.storeFacts(rn.ref, "", rn.pull, res, now); len(n.waiters) > 0 {
 				notices = append(notices, n)
 			}
 			if se, ok := r.cache.entries[entryKey{e.ref.key, ""}]; ok && se.res.State == StateResolved && !e.pinned() {
@@ -617,15 +755,12 @@ func (r *Resolver) finishRun(ctx context.Context, rn run, out outcome, took time
 			// The digest's facts never change: keep them, in the same
 			// scope, for digest references and for the next HEAD of this
 			// tag.
-			if n := r.storeFacts(rn.ref.digestRef(out.digest), scope, e.res, now); len(n.waiters) > 0 {
+			if n := r.storeFacts(rn.ref.digestRef(out.digest), scope, rn.pull, res, now); len(n.waiters) > 0 {
 				notices = append(notices, n)
 			}
 		}
 	} else {
 		result = out.err.Class.String()
-		if out.err.Class == ClassRateLimited && out.retryAfter > 0 {
-			r.pausedUntil[rn.ref.host] = time.Now().Add(out.retryAfter)
-		}
 		r.cache.update(e, func() {
 			e.inflight = false
 			if e.res.State == StateResolved {
@@ -644,11 +779,11 @@ func (r *Resolver) finishRun(ctx context.Context, rn run, out outcome, took time
 			e.autoRetries++
 			r.cache.update(e, func() { e.pending = true })
 			e.retryAt = now.Add(retryIn)
-			r.queue.AddAfter(e.key(), retryIn)
+			r.queue.AddAfter(e.key(), e.namespace, retryIn)
 		}
 		// Waiters learn of the failure now; while a retry is scheduled
 		// they stay registered, to learn of its result too.
-		notices = append(notices, notice{e.ref.key, e.takeWaiters(retryIn > 0)})
+		notices = append(notices, notice{e.ref.key, r.takeWaiters(e, retryIn > 0)})
 		logger.V(2).Info("Image platforms not resolved", "image", rn.ref.key, "class", out.err.Class, "err", out.err, "retryIn", retryIn, "duration", took)
 	}
 	r.metrics.resolved(result, took.Seconds())
@@ -676,17 +811,29 @@ type notice struct {
 	waiters []string
 }
 
+// takeWaiters empties e's waiters, unless keep, and returns them. The
+// caller holds r.mu.
+func (r *Resolver) takeWaiters(e *entry, keep bool) []string {
+	var waiters []string
+	r.cache.update(e, func() { waiters = e.takeWaiters(keep) })
+	return waiters
+}
+
 // storeFacts records a run's facts under ref (the tag's repo@digest, or
 // the tag itself in the shared scope) in scope, creating the entry or
 // completing one that has no facts yet; it returns that entry's waiters.
-// The caller holds r.mu.
-func (r *Resolver) storeFacts(ref imageRef, scope string, res Result, now time.Time) notice {
+// pull is the run's credential set, whose namespace a scoped entry counts
+// against. The caller holds r.mu.
+func (r *Resolver) storeFacts(ref imageRef, scope string, pull PullSecrets, res Result, now time.Time) notice {
 	de, ok := r.cache.entries[entryKey{ref.key, scope}]
 	if !ok {
-		if scope != "" && !r.cache.roomForScope(ref.key) {
-			return notice{}
+		de = &entry{ref: ref, scope: scope, res: res, freshUntil: now.Add(r.cfg.TagTTL), namespace: pull.Namespace}
+		if scope != "" {
+			if !r.cache.roomForScope(ref.key, pull.Namespace) {
+				return notice{}
+			}
+			de.pull = PullSecrets{Namespace: pull.Namespace, Names: slices.Clone(pull.Names)}
 		}
-		de = &entry{ref: ref, scope: scope, res: res, freshUntil: now.Add(r.cfg.TagTTL)}
 		r.cache.insert(de)
 		return notice{}
 	}
@@ -699,7 +846,7 @@ func (r *Resolver) storeFacts(ref imageRef, scope string, res Result, now time.T
 		de.freshUntil = now.Add(r.cfg.TagTTL)
 		de.retryAt, de.autoRetries = time.Time{}, 0
 	})
-	return notice{ref.key, de.takeWaiters(false)}
+	return notice{ref.key, r.takeWaiters(de, false)}
 }
 
 func formatPlatforms(ps []windows.Platform) string {

@@ -114,7 +114,9 @@ func (pl *WindowsAware) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 	}
 	var waiting string
 	pulls := imagefacts.PullSecretsOf(pod)
-	podneeds.ForEachImage(pod, func(ref string) bool {
+	// Images past the pod's MaxImagesPerPod are never asked about, so
+	// never held for: PreFilter places them as unresolved.
+	res.facts.ForEachImageToResolve(pod, func(ref string) bool {
 		if !pl.decider.WantsRegistry(ref) {
 			return true
 		}
@@ -147,7 +149,7 @@ func (pl *WindowsAware) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 	}
 	key := podKey(pod)
 	queued := false
-	podneeds.ForEachImage(pod, func(ref string) bool {
+	res.facts.ForEachImageToResolve(pod, func(ref string) bool {
 		if pl.decider.WantsRegistry(ref) && res.facts.Resolver().Want(ref, key, pulls) {
 			queued = true
 		}
@@ -218,6 +220,12 @@ func (f preFilterFacts) PlatformsOf(pod *v1.Pod, ref string) (podneeds.Listing, 
 // records an Event for what the registry could not tell; queueing hints
 // and tools read imagefacts.Facts, which does neither.
 func (res *resolution) platformsOf(pod *v1.Pod, ref string) (listing podneeds.Listing, known bool, err error) {
+	if !res.facts.Resolvable(pod, ref) {
+		// Past the pod's MaxImagesPerPod: never asked about. One Event
+		// for all such images of the pod, not one each.
+		res.warn(pod, "", fmt.Sprintf("the platforms of image %q and any later ones are not read: %v", ref, imagefacts.ErrTooManyImages))
+		return podneeds.Listing{}, false, res.facts.Failure(ref, imagefacts.ErrTooManyImages)
+	}
 	r, ok := res.facts.Resolver().Lookup(ref, imagefacts.PullSecretsOf(pod))
 	if !ok {
 		// Not asked yet (a pod PreEnqueue does not hold): ask now, in the
