@@ -32,8 +32,9 @@ import (
 
 // LabelGated marks, with the value "true", a pod that carries GatePlatform,
 // so that the controller that removes the gate watches those pods alone
-// (a label selector) and not every pod of the cluster. It is removed with
-// the gate.
+// (a label selector) and not every pod of the cluster; a gated pod without
+// it waits for that controller's periodic list of every pod. It is removed
+// with the gate.
 const LabelGated = "windows-aware.x-k8s.io/gated"
 
 // NewResolving returns a Publisher, as New does, whose decisions read the

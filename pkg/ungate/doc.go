@@ -17,7 +17,9 @@ limitations under the License.
 // Package ungate is the controller that removes the scheduling gate the
 // publish-mode webhook adds to pods whose images' platforms only their
 // registry knows. For each pod it watches (those labelled
-// windows-aware.x-k8s.io/gated=true, never every pod of the cluster) it
+// windows-aware.x-k8s.io/gated=true, never every pod of the cluster), and
+// each gated pod without the label that its periodic list of every pod
+// finds (sweep.go: a pod created with the gate, a label removed since), it
 // asks the registries through the scheduler plugin's own resolver, then
 // writes what the profile decides and removes the gate in one JSON patch
 // that touches those fields alone and applies only to the pod as read (its
