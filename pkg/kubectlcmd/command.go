@@ -87,10 +87,13 @@ context's). Manifests are read from files, directories or standard input (-f -),
 such as the output of helm template; --local judges them without a cluster.
 
 The args that decide are those of the scheduler's configuration: --config FILE,
---config-map NAMESPACE/NAME, else the Helm chart's ConfigMap when the cluster
-has one, else the default args. Images are decided by their tags unless
---resolve asks their registries, as the scheduler's imageResolution does (same
-allowlist and limits; this machine's Docker config for credentials).
+--config-map NAMESPACE/NAME, else the Helm chart's ConfigMap in the namespace
+--scheduler-namespace names (kube-system), else the default args. Images are
+decided by their tags unless --resolve asks their registries, as the
+scheduler's imageResolution does (same allowlist and limits; this machine's
+Docker config for credentials). A configuration read from the cluster does not
+choose where this machine connects: its registries' endpoints, insecure and
+allowPrivate are left out unless --trust-cluster-endpoints says otherwise.
 
 Exit status: 0 when every template runs somewhere, 2 when one has a conflict or
 no node of the cluster runs it (for CI), 1 when the input cannot be read.`,
@@ -116,6 +119,8 @@ no node of the cluster runs it (for CI), 1 when the input cannot be read.`,
 	fs.BoolVar(&local, "local", false, "judge the files alone, without a cluster")
 	fs.StringVar(&o.Config, "config", "", "the scheduler's KubeSchedulerConfiguration file, for its WindowsAware args")
 	fs.StringVar(&o.ConfigMap, "config-map", "", "NAMESPACE/NAME of the ConfigMap that holds the scheduler's configuration")
+	fs.StringVar(&o.SchedulerNamespace, "scheduler-namespace", DefaultSchedulerNamespace, "the namespace of the Helm chart's ConfigMap, when neither --config nor --config-map is given")
+	fs.BoolVar(&o.TrustClusterEndpoints, "trust-cluster-endpoints", false, "with --resolve, use the registries' endpoints, insecure and allowPrivate of a configuration read from the cluster")
 	fs.StringVar(&o.Profile, "profile", "", "the profile (schedulerName) whose args decide (default: the one that enables WindowsAware)")
 	fs.BoolVar(&o.AllPods, "all-pods", false, "explain every pod of the namespace")
 	fs.BoolVar(&o.Resolve, "resolve", false, "ask the images' registries, as the scheduler's imageResolution does")

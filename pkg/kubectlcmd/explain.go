@@ -35,9 +35,16 @@ type ExplainOptions struct {
 	// Files are manifest files or directories; "-" is standard input.
 	Files []string
 	// Config is a KubeSchedulerConfiguration file; ConfigMap names one in
-	// the cluster (NAMESPACE/NAME). With neither, the default args decide,
-	// or with Resolve the config of the scheduler running in the cluster.
-	Config, ConfigMap string
+	// the cluster (NAMESPACE/NAME). With neither, the chart's ConfigMap in
+	// SchedulerNamespace (DefaultSchedulerNamespace when empty) decides,
+	// else the default args; Resolve needs one of the three.
+	Config, ConfigMap  string
+	SchedulerNamespace string
+	// TrustClusterEndpoints lets Resolve use the registries' endpoints,
+	// insecure and allowPrivate of a configuration read from the cluster;
+	// without it this machine asks each registry's own host, over
+	// verified TLS, at public addresses only.
+	TrustClusterEndpoints bool
 	// Profile is the schedulerName whose args decide.
 	Profile string
 	// Refs are live objects (KIND/NAME) of Namespace; AllPods adds every
@@ -100,7 +107,7 @@ func (o *ExplainOptions) explain(ctx context.Context, stdin io.Reader, stderr io
 		}
 		cluster = &explain.Cluster{Client: client, Namespace: namespace}
 	}
-	profile, err := o.profile(ctx, cluster, stderr)
+	profile, source, err := o.profile(ctx, cluster, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -109,7 +116,7 @@ func (o *ExplainOptions) explain(ctx context.Context, stdin io.Reader, stderr io
 		return nil, nil, err
 	}
 	if o.Resolve {
-		stop, err := o.startResolution(ctx, explainer, profile, cluster, stderr)
+		stop, err := o.startResolution(ctx, explainer, profile, source, cluster, stderr)
 		if err != nil {
 			return nil, nil, err
 		}

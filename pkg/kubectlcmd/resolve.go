@@ -23,9 +23,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/explain"
 	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
@@ -36,21 +38,27 @@ import (
 // with the credentials of this machine (the local Docker config) in place
 // of the scheduler's file, and the pods' pull secrets read with the user's
 // own access when the args read them. It returns what stops it.
-func (o *ExplainOptions) startResolution(ctx context.Context, e *explain.Explainer, profile explain.Profile, cluster *explain.Cluster,
-	stderr io.Writer) (func(), error) {
+func (o *ExplainOptions) startResolution(ctx context.Context, e *explain.Explainer, profile explain.Profile, source profileSource,
+	cluster *explain.Cluster, stderr io.Writer) (func(), error) {
 	args := profile.Args.ImageResolution
 	if !imageinspect.Enabled(&args) {
 		return nil, fmt.Errorf("--resolve: profile %q reads no image from registries (its imageResolution.scope is None)", profile.Name)
 	}
 	args.Credentials.DockerConfigFile = localDockerConfig()
 	args.Registries = slices.Clone(args.Registries)
-	for i, r := range args.Registries {
+	for i := range args.Registries {
+		r := &args.Registries[i]
+		if source == fromCluster && !o.TrustClusterEndpoints {
+			if dropped := untrustedReach(r); dropped != "" {
+				fmt.Fprintf(stderr, "registry %s: %s of the cluster's configuration not used on this machine (--trust-cluster-endpoints uses them)\n", r.Host, dropped)
+			}
+		}
 		if r.CAFile == "" {
 			continue
 		}
 		if _, err := os.Stat(r.CAFile); err != nil {
 			fmt.Fprintf(stderr, "registry %s: its caFile %s is not on this machine; the system's roots are trusted instead\n", r.Host, r.CAFile)
-			args.Registries[i].CAFile = ""
+			r.CAFile = ""
 		}
 	}
 	var getSecret imageinspect.SecretGetter
@@ -70,6 +78,29 @@ func (o *ExplainOptions) startResolution(ctx context.Context, e *explain.Explain
 		return facts.Resolve(ctx, pod)
 	}
 	return cancel, nil
+}
+
+// untrustedReach clears what of a registry's entry would send this
+// machine's requests, and its Docker config's credentials, somewhere other
+// than the registry's own host over verified TLS at a public address: its
+// endpoints (mirrors), insecure and allowPrivate. Whoever can write the
+// cluster's configuration is not trusted with where a workstation's
+// credentials go. It names what it cleared, "" for nothing.
+func untrustedReach(r *config.RegistryHost) string {
+	var dropped []string
+	if len(r.Endpoints) > 0 {
+		dropped = append(dropped, fmt.Sprintf("endpoints %s", strings.Join(r.Endpoints, ", ")))
+		r.Endpoints = nil
+	}
+	if r.Insecure {
+		dropped = append(dropped, "insecure")
+		r.Insecure = false
+	}
+	if r.AllowPrivate {
+		dropped = append(dropped, "allowPrivate")
+		r.AllowPrivate = false
+	}
+	return strings.Join(dropped, ", ")
 }
 
 // localDockerConfig is the Docker config of this machine's user, as the

@@ -35,44 +35,79 @@ import (
 // scheduler's configuration into.
 const chartConfigMaps = "app.kubernetes.io/name=windows-aware-scheduler,app.kubernetes.io/component=scheduler"
 
+// DefaultSchedulerNamespace is where explain looks for the chart's
+// ConfigMap when no flag names the configuration: the namespace the
+// README installs the chart into.
+const DefaultSchedulerNamespace = "kube-system"
+
+// profileSource says where the args that decide came from, and so how
+// far they are trusted on this machine.
+type profileSource int
+
+const (
+	// fromDefaults: no configuration, the default args.
+	fromDefaults profileSource = iota
+	// fromFile: a file on this machine (--config), trusted whole.
+	fromFile
+	// fromCluster: a ConfigMap (--config-map, or the chart's): the
+	// registries' endpoints, insecure and allowPrivate are not used on
+	// this machine without --trust-cluster-endpoints.
+	fromCluster
+)
+
 // profile finds the args that decide: a file, a ConfigMap named, the
-// chart's ConfigMap in the cluster, or the default args.
-func (o *ExplainOptions) profile(ctx context.Context, cluster *explain.Cluster, stderr io.Writer) (explain.Profile, error) {
+// chart's ConfigMap in the scheduler's namespace, or the default args.
+// Only the scheduler's namespace is searched: a ConfigMap with the chart's
+// labels is anybody's to create in a namespace of their own, and its args
+// would decide where this machine sends its registry credentials.
+func (o *ExplainOptions) profile(ctx context.Context, cluster *explain.Cluster, stderr io.Writer) (explain.Profile, profileSource, error) {
 	switch {
 	case o.Config != "":
-		return explain.LoadProfile(o.Config, o.Profile)
+		p, err := explain.LoadProfile(o.Config, o.Profile)
+		return p, fromFile, err
 	case o.ConfigMap != "":
 		if cluster == nil {
-			return explain.Profile{}, errors.New("--config-map needs a cluster")
+			return explain.Profile{}, fromDefaults, errors.New("--config-map needs a cluster")
 		}
 		ns, name, ok := strings.Cut(o.ConfigMap, "/")
 		if !ok || ns == "" || name == "" {
-			return explain.Profile{}, fmt.Errorf("--config-map %q: want NAMESPACE/NAME", o.ConfigMap)
+			return explain.Profile{}, fromDefaults, fmt.Errorf("--config-map %q: want NAMESPACE/NAME", o.ConfigMap)
 		}
-		return configMapProfile(ctx, cluster, ns, name, o.Profile)
+		p, err := configMapProfile(ctx, cluster, ns, name, o.Profile)
+		return p, fromCluster, err
 	case cluster != nil:
-		found, err := cluster.Client.CoreV1().ConfigMaps(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: chartConfigMaps, Limit: 10})
+		ns := o.schedulerNamespace()
+		found, err := cluster.Client.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{LabelSelector: chartConfigMaps, Limit: 10})
 		switch {
 		case err == nil && len(found.Items) == 1:
 			cm := found.Items[0]
 			fmt.Fprintf(stderr, "args of the scheduler's configuration in ConfigMap %s/%s\n", cm.Namespace, cm.Name)
-			return configMapProfile(ctx, cluster, cm.Namespace, cm.Name, o.Profile)
+			p, err := configMapProfile(ctx, cluster, cm.Namespace, cm.Name, o.Profile)
+			return p, fromCluster, err
 		case err == nil && len(found.Items) > 1:
 			var names []string
 			for _, cm := range found.Items {
 				names = append(names, cm.Namespace+"/"+cm.Name)
 			}
-			return explain.Profile{}, fmt.Errorf("several schedulers' configurations in the cluster (%s): name one with --config-map", strings.Join(names, ", "))
+			return explain.Profile{}, fromDefaults, fmt.Errorf("several schedulers' configurations in namespace %s (%s): name one with --config-map", ns, strings.Join(names, ", "))
 		case o.Resolve && err != nil:
-			return explain.Profile{}, fmt.Errorf("--resolve needs the scheduler's configuration: give --config FILE or --config-map NAMESPACE/NAME (looking for the chart's ConfigMap: %w)", err)
+			return explain.Profile{}, fromDefaults, fmt.Errorf("--resolve needs the scheduler's configuration: give --config FILE or --config-map NAMESPACE/NAME (looking for the chart's ConfigMap in namespace %s: %w)", ns, err)
 		case o.Resolve:
-			return explain.Profile{}, errors.New("--resolve needs the scheduler's configuration: give --config FILE or --config-map NAMESPACE/NAME (the cluster has no ConfigMap of the chart)")
+			return explain.Profile{}, fromDefaults, fmt.Errorf("--resolve needs the scheduler's configuration: give --config FILE or --config-map NAMESPACE/NAME (namespace %s has no ConfigMap of the chart; --scheduler-namespace names another)", ns)
 		case err != nil && !apierrors.IsForbidden(err):
-			return explain.Profile{}, fmt.Errorf("looking for the scheduler's configuration: %w", err)
+			return explain.Profile{}, fromDefaults, fmt.Errorf("looking for the scheduler's configuration in namespace %s: %w", ns, err)
 		}
-		fmt.Fprintln(stderr, "the default args decide: no scheduler configuration found in the cluster (--config or --config-map name one)")
+		fmt.Fprintf(stderr, "the default args decide: no scheduler configuration found in namespace %s (--config, --config-map or --scheduler-namespace name one)\n", ns)
 	}
-	return explain.LoadProfile("", o.Profile)
+	p, err := explain.LoadProfile("", o.Profile)
+	return p, fromDefaults, err
+}
+
+func (o *ExplainOptions) schedulerNamespace() string {
+	if o.SchedulerNamespace == "" {
+		return DefaultSchedulerNamespace
+	}
+	return o.SchedulerNamespace
 }
 
 // configMapProfile reads the profile from a ConfigMap: its one key, or
