@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/windows-aware/windows-aware/internal/manifest"
+	"github.com/windows-aware/windows-aware/pkg/publish"
 )
 
 // objects decodes every document of a manifest file with the client-go
@@ -106,6 +108,46 @@ func TestSchedulerManifestsAreHardened(t *testing.T) {
 			}
 			if c.LivenessProbe == nil || c.LivenessProbe.HTTPGet == nil || c.LivenessProbe.HTTPGet.Host != wantHost {
 				t.Errorf("the liveness probe does not reach the port bound to %s", tc.bindAddress)
+			}
+		})
+	}
+}
+
+// TestSchedulerManifestsPodsOptOut: the pods of manifests/beside,
+// manifests/publish and manifests/publish-gate are labelled
+// windows-aware.x-k8s.io/opt-in: "false", as the chart's are
+// (TestChartPodsOptOut): in kube-system opted in, the opt-in webhook would
+// otherwise make them the profile's, and nothing would schedule them. (The
+// static pod's mirror pod is bound, which the opt-in webhook leaves alone.)
+func TestSchedulerManifestsPodsOptOut(t *testing.T) {
+	for _, dir := range []string{besideDir, publishDir, publishDir + "-gate"} {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var k kustomization
+			if err := unmarshalStrict(data, &k); err != nil {
+				t.Fatal(err)
+			}
+			pods := 0
+			for _, r := range k.Resources {
+				if !strings.HasSuffix(r, ".yaml") {
+					continue // another kustomization: checked on its own
+				}
+				for _, obj := range objects(t, filepath.Join(dir, r)) {
+					meta := podTemplateOf(obj)
+					if meta == nil {
+						continue
+					}
+					pods++
+					if got, ok := meta.Labels[publish.LabelOptIn]; !ok || got != "false" {
+						t.Errorf("%s: the pod template's labels %v lack %s: \"false\"", r, meta.Labels, publish.LabelOptIn)
+					}
+				}
+			}
+			if pods != 1 {
+				t.Errorf("%d pod templates, want 1", pods)
 			}
 		})
 	}

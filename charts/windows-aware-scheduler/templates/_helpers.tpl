@@ -34,6 +34,29 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
+{{/*
+The labels of a pod the chart runs: the user's (.labels, from the values
+field .field) and windows-aware.x-k8s.io/opt-in: "false". In a namespace
+labelled windows-aware.x-k8s.io/opt-in=true, the opt-in webhook makes every
+pod that names no scheduler of its own the profile's: were the release's
+namespace opted in, the scheduler's, the webhook's and the gate remover's
+pods would wait for a profile that only the scheduler serves, and none would
+ever run again. The label keeps them with the stock scheduler; podLabels
+may not say otherwise.
+*/}}
+{{- define "was.podLabels" -}}
+{{- $key := "windows-aware.x-k8s.io/opt-in" }}
+{{- $labels := .labels | default dict }}
+{{- if and (hasKey $labels $key) (ne (toString (get $labels $key)) "false") }}
+{{- fail (printf "%s sets %s: %q; the chart's own pods keep \"false\", or opting their namespace in would leave them to a profile nothing schedules" .field $key (toString (get $labels $key))) }}
+{{- end }}
+{{- $rest := omit $labels $key }}
+{{- if $rest }}
+{{- toYaml $rest }}
+{{ end }}
+{{- $key }}: "false"
+{{- end }}
+
 {{/* The leader-election lease, in the release's namespace. */}}
 {{- define "was.leaseName" -}}
 {{- default (include "was.fullname" .) .Values.leaderElection.leaseName }}
