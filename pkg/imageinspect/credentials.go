@@ -21,6 +21,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -159,14 +160,15 @@ func (c *credentials) forImage(ctx context.Context, name string, pull PullSecret
 		}
 	}
 	if c.podPullSecrets && len(pull.Names) > 0 {
-		own, _ := c.podKeyring(ctx, pull).Lookup(name)
+		kr, read := c.podKeyring(ctx, pull)
+		own, _ := kr.Lookup(name)
 		for _, m := range own {
-			add(credentialOf(m.AuthConfig, false))
+			add(credentialOf(m.AuthConfig, read))
 		}
 	}
 	shared, _ := static.Lookup(name)
 	for _, m := range shared {
-		add(credentialOf(m.AuthConfig, true))
+		add(credentialOf(m.AuthConfig, nil))
 	}
 	if len(out) == 0 {
 		add(anonymous)
@@ -176,12 +178,14 @@ func (c *credentials) forImage(ctx context.Context, name string, pull PullSecret
 
 // podKeyring is the keyring of a pod's pull secrets alone, read by name in
 // its namespace (the static config is tried after it, as the kubelet
-// does).
-func (c *credentials) podKeyring(ctx context.Context, p PullSecrets) credentialprovider.DockerKeyring {
+// does), and the versions of the secrets it read.
+func (c *credentials) podKeyring(ctx context.Context, p PullSecrets) (credentialprovider.DockerKeyring, *secretsRead) {
 	logger := klog.FromContext(ctx)
 	var found []v1.Secret
+	used := &secretsRead{reader: c.secrets, namespace: p.Namespace}
 	for _, n := range slices.Compact(slices.Clone(p.Names)) {
-		s, err := c.secrets.read(ctx, p.Namespace, n)
+		s, version, err := c.secrets.readVersion(ctx, p.Namespace, n)
+		used.add(n, version)
 		if err != nil || s == nil {
 			// The kubelet too pulls with the secrets it can read.
 			logger.V(2).Info("Cannot read image pull secret; trying the others", "namespace", p.Namespace, "secret", n, "err", err)
@@ -192,12 +196,74 @@ func (c *credentials) podKeyring(ctx context.Context, p PullSecrets) credentialp
 	kr, err := secrets.MakeDockerKeyring(found, &credentialprovider.BasicDockerKeyring{})
 	if err != nil {
 		logger.V(2).Info("Image pull secrets do not parse; using the static credentials", "namespace", p.Namespace, "secrets", p.Names)
-		return &credentialprovider.BasicDockerKeyring{}
+		return &credentialprovider.BasicDockerKeyring{}, used
 	}
-	return kr
+	return kr, used
 }
 
-func credentialOf(a credentialprovider.AuthConfig, shared bool) credential {
+// onSecretChange sets the function told of a pull secret that, read
+// again, has changed (new credentials, deleted, no longer readable): the
+// resolver drops what it obtained with the secret.
+func (c *credentials) onSecretChange(fn func(namespace, name string)) {
+	if c.secrets == nil {
+		return
+	}
+	c.secrets.mu.Lock()
+	c.secrets.changed = fn
+	c.secrets.mu.Unlock()
+}
+
+// secretsRead are the versions of the pull secrets one run read, so that
+// it can tell, once it has its facts, whether a secret changed meanwhile:
+// facts stored after the change was noticed (which dropped the others)
+// would outlive it.
+type secretsRead struct {
+	reader    *secretReader
+	namespace string
+	names     []string
+	versions  []string
+}
+
+func (r *secretsRead) add(name, version string) {
+	if version != "" {
+		r.names = append(r.names, name)
+		r.versions = append(r.versions, version)
+	}
+}
+
+// current reports whether every secret read is still at the version read.
+func (r *secretsRead) current() bool {
+	for i, n := range r.names {
+		if !r.reader.current(r.namespace, n, r.versions[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// errSecretChanged fails a run whose pull secrets changed while it ran,
+// as unavailable: it is retried, with the secrets as they are now.
+var errSecretChanged = errors.New("image pull secret changed during the resolution")
+
+// inScope reports whether the credential scope key (PullSecrets.key)
+// names the Secret namespace/name. Names of Secrets hold neither "/" nor
+// ",".
+func inScope(scope, namespace, name string) bool {
+	ns, names, ok := strings.Cut(scope, "/")
+	if !ok || ns != namespace {
+		return false
+	}
+	for n := range strings.SplitSeq(names, ",") {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// credentialOf is a credential of the static config (read nil: shared),
+// or of a pod's pull secrets, read at the versions read holds.
+func credentialOf(a credentialprovider.AuthConfig, read *secretsRead) credential {
 	cfg := authn.AuthConfig{
 		Username:      a.Username,
 		Password:      a.Password,
@@ -207,5 +273,26 @@ func credentialOf(a credentialprovider.AuthConfig, shared bool) credential {
 	}
 	raw, _ := json.Marshal(cfg)
 	sum := sha256.Sum256(raw)
-	return credential{auth: authn.FromConfig(cfg), id: hex.EncodeToString(sum[:8]), shared: shared}
+	cr := credential{auth: authn.FromConfig(cfg), id: hex.EncodeToString(sum[:8]), shared: read == nil}
+	if read != nil {
+		cr.auth = &pullSecretAuth{Authenticator: cr.auth, read: read}
+	}
+	return cr
+}
+
+// pullSecretAuth is the authenticator of a credential from a pod's pull
+// secrets; it carries the versions of the secrets it came from, so that a
+// run that used it can tell whether they changed before it ended.
+type pullSecretAuth struct {
+	authn.Authenticator
+	read *secretsRead
+}
+
+// secretsChanged returns errSecretChanged when auth came from pull
+// secrets that have changed since they were read.
+func secretsChanged(auth authn.Authenticator) error {
+	if a, ok := auth.(*pullSecretAuth); ok && !a.read.current() {
+		return errSecretChanged
+	}
+	return nil
 }

@@ -202,6 +202,9 @@ func classifyError(err error) (ErrorClass, string) {
 	if strings.Contains(err.Error(), clientRealmRefusal) {
 		return ClassRefused, "token service refused: " + networkDetail(err)
 	}
+	if errors.Is(err, errSecretChanged) {
+		return ClassUnavailable, errSecretChanged.Error()
+	}
 	var invalid *invalidError
 	if errors.As(err, &invalid) {
 		return ClassInvalid, invalid.reason

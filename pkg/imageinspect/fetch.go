@@ -60,6 +60,7 @@ var noRetry = []remote.Option{
 // credential.
 type fetcher struct {
 	repo    name.Repository
+	auth    authn.Authenticator
 	puller  *remote.Puller
 	timeout time.Duration
 	// children counts child manifests and configs read so far.
@@ -88,7 +89,7 @@ func newFetcher(ep endpoint, path string, tr http.RoundTripper, auth authn.Authe
 	if err != nil {
 		return nil, err
 	}
-	return &fetcher{repo: repo, puller: p, timeout: timeout}, nil
+	return &fetcher{repo: repo, auth: auth, puller: p, timeout: timeout}, nil
 }
 
 // headDigest asks for the digest a tag points at. A HEAD does not count
@@ -100,8 +101,19 @@ func (f *fetcher) headDigest(ctx context.Context, tag string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// The digest's facts may be known: this may be the run's last request.
+	// (Failed here, the run reads the tag by GET, and fails there too.)
+	if err := f.secretsChanged(); err != nil {
+		return "", err
+	}
 	return d.Digest.String(), nil
 }
+
+// secretsChanged fails the run when its credential came from pull
+// secrets that have changed since it read them: checked after the run's
+// last request, so that facts obtained with a rotated or revoked secret
+// are not stored after the change was noticed.
+func (f *fetcher) secretsChanged() error { return secretsChanged(f.auth) }
 
 // getManifest reads a manifest by tag or digest; by digest, the client
 // checks the content against it.
@@ -121,7 +133,14 @@ func (f *fetcher) platforms(ctx context.Context, digest string) ([]windows.Platf
 	if err != nil {
 		return nil, err
 	}
-	return f.distinctPlatformsOf(ctx, manifest, mt)
+	ps, err := f.distinctPlatformsOf(ctx, manifest, mt)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.secretsChanged(); err != nil {
+		return nil, err
+	}
+	return ps, nil
 }
 
 // distinctPlatformsOf is platformsOf with each (os, architecture, build)
@@ -143,7 +162,13 @@ func (f *fetcher) platformsOfTag(ctx context.Context, tag string) ([]windows.Pla
 		return nil, "", err
 	}
 	ps, err := f.distinctPlatformsOf(ctx, manifest, mt)
-	return ps, digest, err
+	if err != nil {
+		return nil, "", err
+	}
+	if err := f.secretsChanged(); err != nil {
+		return nil, "", err
+	}
+	return ps, digest, nil
 }
 
 // platformsOf parses a manifest or index. The index is read here, entry by

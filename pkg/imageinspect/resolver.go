@@ -186,6 +186,7 @@ func New(cfg Config) (*Resolver, error) {
 		pausedUntil: map[string]time.Time{},
 	}
 	r.fetch = r.resolveWithin
+	creds.onSecretChange(r.forgetSecret) // rotation.go
 	for _, rp := range policy.registries {
 		r.tr[rp] = policy.newGuardTransport(rp, cfg.RequestTimeout, r.metrics)
 	}

@@ -18,6 +18,9 @@ package imageinspect
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"sync"
 	"time"
 
@@ -30,13 +33,20 @@ import (
 // secretTTL (a rotated secret is seen within it), concurrent reads of one
 // Secret share one GET, at most maxSecretReads GETs are under way at
 // once, and at most maxCachedSecrets Secrets (of at most
-// maxCachedSecretBytes of registry credentials together) are kept.
+// maxCachedSecretBytes of registry credentials together) are kept. The
+// version of each Secret last read is remembered for more of them,
+// maxSecretVersions, at about 100 bytes each.
 const (
 	secretTTL            = time.Minute
 	maxCachedSecrets     = 1024
 	maxCachedSecretBytes = 16 << 20
 	maxSecretReads       = 4
+	maxSecretVersions    = 4 * maxCachedSecrets
 )
+
+// secretGone is the version of a Secret that the API server says is
+// absent, or not readable by the scheduler.
+const secretGone = "gone"
 
 // secretKey names one Secret.
 type secretKey struct{ namespace, name string }
@@ -45,7 +55,9 @@ type secretKey struct{ namespace, name string }
 // registry credentials, or that it could not be read (absent, or not
 // readable by the scheduler: asking again within the TTL would not help).
 type cachedSecret struct {
-	secret  *v1.Secret
+	secret *v1.Secret
+	// version identifies what the read found (secretVersion).
+	version string
 	err     error
 	size    int
 	expires time.Time
@@ -65,26 +77,39 @@ type secretReader struct {
 	mu      sync.Mutex
 	cached  map[secretKey]cachedSecret
 	bytes   int
+	// versions are the versions last read, kept past the cached Secrets'
+	// own eviction, to tell a changed Secret from one read again.
+	versions map[secretKey]string
+	// changed, when set, is told of a Secret whose read found another
+	// version than the one read before, or one the reader no longer
+	// remembers: what was obtained with it is not to be trusted.
+	changed func(namespace, name string)
 }
 
 func newSecretReader(get SecretGetter, now func() time.Time) *secretReader {
-	return &secretReader{get: get, now: now, reads: make(chan struct{}, maxSecretReads), cached: map[secretKey]cachedSecret{}}
+	return &secretReader{get: get, now: now, reads: make(chan struct{}, maxSecretReads),
+		cached: map[secretKey]cachedSecret{}, versions: map[secretKey]string{}}
 }
 
 // read returns the Secret's type and registry credentials, from the cache
 // while fresh, else from one GET shared by every concurrent caller.
 func (s *secretReader) read(ctx context.Context, namespace, name string) (*v1.Secret, error) {
+	secret, _, err := s.readVersion(ctx, namespace, name)
+	return secret, err
+}
+
+// readVersion is read, with the version of what it found: a hash of the
+// registry credentials, or secretGone when the Secret is absent or not
+// readable ("" with any other error: the API server did not say).
+func (s *secretReader) readVersion(ctx context.Context, namespace, name string) (*v1.Secret, string, error) {
 	k := secretKey{namespace, name}
 	if c, ok := s.fresh(k); ok {
-		return c.secret, c.err
+		return c.secret, c.version, c.err
 	}
 	v, err, _ := s.flights.Do(namespace+"/"+name, func() (any, error) {
 		// A flight that ended since the look above has stored it.
 		if c, ok := s.fresh(k); ok {
-			if c.err != nil {
-				return nil, c.err
-			}
-			return c.secret, nil
+			return c, nil
 		}
 		select {
 		case s.reads <- struct{}{}:
@@ -93,20 +118,75 @@ func (s *secretReader) read(ctx context.Context, namespace, name string) (*v1.Se
 		}
 		secret, err := s.get(ctx, namespace, name)
 		<-s.reads
-		if err != nil {
-			if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
-				s.store(k, cachedSecret{err: err})
-			}
+		var c cachedSecret
+		switch {
+		case apierrors.IsNotFound(err) || apierrors.IsForbidden(err):
+			c = cachedSecret{err: err, version: secretGone}
+		case err != nil:
 			return nil, err
+		default:
+			kept := credentialsOnly(secret)
+			c = cachedSecret{secret: kept, version: secretVersion(kept)}
 		}
-		kept := credentialsOnly(secret)
-		s.store(k, cachedSecret{secret: kept})
-		return kept, nil
+		s.store(k, c)
+		s.noteVersion(k, c.version)
+		return c, nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return v.(*v1.Secret), nil
+	c := v.(cachedSecret)
+	return c.secret, c.version, c.err
+}
+
+// current reports whether version is the version of the Secret last read.
+func (s *secretReader) current(namespace, name, version string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.versions[secretKey{namespace, name}] == version
+}
+
+// noteVersion records the version a read found and tells changed when it
+// is not the one recorded before. A Secret read for the first time is
+// told too: the reader may have forgotten it (past maxSecretVersions), and
+// cannot tell what anything cached was obtained with; where nothing was,
+// there is nothing to drop.
+func (s *secretReader) noteVersion(k secretKey, version string) {
+	s.mu.Lock()
+	old, known := s.versions[k]
+	if !known && len(s.versions) >= maxSecretVersions {
+		for victim := range s.versions {
+			delete(s.versions, victim)
+			break
+		}
+	}
+	s.versions[k] = version
+	changed := s.changed
+	s.mu.Unlock()
+	if changed != nil && old != version {
+		changed(k.namespace, k.name)
+	}
+}
+
+// secretVersion identifies a Secret's registry credentials: a hash of
+// its type and docker config data, the fields a keyring reads. A change
+// of anything else (labels, annotations) leaves it alone.
+func secretVersion(kept *v1.Secret) string {
+	h := sha256.New()
+	h.Write([]byte(kept.Type))
+	for _, k := range []string{v1.DockerConfigJsonKey, v1.DockerConfigKey} {
+		d, ok := kept.Data[k]
+		if !ok {
+			continue
+		}
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(d)))
+		h.Write([]byte{0})
+		h.Write([]byte(k))
+		h.Write(n[:])
+		h.Write(d)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // fresh returns the Secret's cached read while it is fresh.

@@ -18,6 +18,7 @@ package imageinspect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -28,6 +29,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
 	clocktesting "k8s.io/utils/clock/testing"
 )
@@ -184,5 +186,67 @@ func TestPullSecretGetsPerRun(t *testing.T) {
 	wg.Wait()
 	if g := api.gets.Load(); g != 1 {
 		t.Errorf("%d GETs of one pull secret for 100 images, want 1", g)
+	}
+}
+
+// TestSecretChangesNoticed: each read of a Secret past the TTL is
+// compared with the one before: new credentials, a Secret deleted,
+// recreated or no longer readable are told as changes; the same
+// credentials (other labels included) and an API server that did not
+// answer are not. A Secret read for the first time is told too: the
+// reader cannot know what was obtained with it before.
+func TestSecretChangesNoticed(t *testing.T) {
+	gone := apierrors.NewNotFound(schema.GroupResource{Resource: "secrets"}, "regcred")
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "regcred", errors.New("no"))
+	unavailable := apierrors.NewServiceUnavailable("etcd")
+	withPassword := func(password string, labels map[string]string) *v1.Secret {
+		s := rotationSecret("registry.example", password)
+		s.Labels = labels
+		return s
+	}
+	steps := []struct {
+		name       string
+		secret     *v1.Secret
+		err        error
+		wantChange bool
+	}{
+		{name: "first read", secret: withPassword("one", nil), wantChange: true},
+		{name: "read again unchanged", secret: withPassword("one", nil)},
+		{name: "only a label changed", secret: withPassword("one", map[string]string{"team": "a"})},
+		{name: "password changed", secret: withPassword("two", nil), wantChange: true},
+		{name: "API server unavailable", err: unavailable},
+		{name: "unchanged after the outage", secret: withPassword("two", nil)},
+		{name: "deleted", err: gone, wantChange: true},
+		{name: "still deleted", err: gone},
+		{name: "recreated", secret: withPassword("two", nil), wantChange: true},
+		{name: "no longer readable", err: forbidden, wantChange: true},
+	}
+	var (
+		secret  *v1.Secret
+		getErr  error
+		changes []string
+	)
+	clk := clocktesting.NewFakePassiveClock(time.Now())
+	r := newSecretReader(func(context.Context, string, string) (*v1.Secret, error) {
+		if getErr != nil {
+			return nil, getErr
+		}
+		return secret.DeepCopy(), nil
+	}, clk.Now)
+	r.changed = func(namespace, name string) { changes = append(changes, namespace+"/"+name) }
+	for _, step := range steps {
+		secret, getErr = step.secret, step.err
+		clk.SetTime(clk.Now().Add(secretTTL + time.Second))
+		changes = nil
+		_, version, err := r.readVersion(context.Background(), "shop", "regcred")
+		if (err != nil) != (step.err != nil) {
+			t.Fatalf("%s: read error %v, want %v", step.name, err, step.err)
+		}
+		if got := len(changes) > 0; got != step.wantChange {
+			t.Errorf("%s: change told %v, want %v", step.name, changes, step.wantChange)
+		}
+		if version != "" && !r.current("shop", "regcred", version) {
+			t.Errorf("%s: the version read is not current", step.name)
+		}
 	}
 }
