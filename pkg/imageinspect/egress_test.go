@@ -22,6 +22,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -208,6 +210,26 @@ func TestClassify(t *testing.T) {
 		{name: "invalid", err: invalidf("schema 1"), want: ClassInvalid, wantDetail: "schema 1"},
 		{name: "too large", err: &tooLargeError{what: "/v2/a/manifests/b", limit: maxManifestBytes}, want: ClassInvalid, wantDetail: "manifest larger than 4 MiB"},
 		{name: "plain error", err: errors.New("EOF"), want: ClassUnavailable, wantDetail: "EOF"},
+		{
+			name: "an error code of 2,000 bytes", err: status(400, transport.ErrorCode(strings.Repeat("C", 2000))),
+			want: ClassInvalid, wantDetail: "HTTP 400 " + strings.Repeat("C", maxDetailBytes-len("HTTP 400 ")-len(truncatedMark)) + truncatedMark,
+		},
+		{
+			name: "answer headers over the limit",
+			err:  &url.Error{Op: "Get", URL: "https://r/v2/", Err: errors.New("net/http: server response headers exceeded 65536 bytes; aborted")},
+			want: ClassInvalid, wantDetail: "response headers larger than 64 KiB",
+		},
+		{
+			name: "realm refused by the registry client",
+			err:  fmt.Errorf("invalid realm in www-authenticate: %w", errors.New(`realm host "10.0.0.1" is a private or link-local address`)),
+			want: ClassRefused, wantDetail: `token service refused: realm host "10.0.0.1" is a private or link-local address`,
+		},
+		{
+			name: "token service answer without a token is left out",
+			err:  errors.New("no token in bearer response:\n{\"refresh_token\":\"r3fresh\"}"),
+			want: ClassUnavailable, wantDetail: "token service answered without a token",
+		},
+		{name: "pull secret changed during the run", err: fmt.Errorf("x: %w", errSecretChanged), want: ClassUnavailable, wantDetail: errSecretChanged.Error()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -202,6 +202,11 @@ func classifyError(err error) (ErrorClass, string) {
 	if strings.Contains(err.Error(), clientRealmRefusal) {
 		return ClassRefused, "token service refused: " + networkDetail(err)
 	}
+	if strings.HasPrefix(networkDetail(err), clientNoToken) {
+		// The client quotes the token service's whole answer, which may
+		// hold other credentials (a refresh token): none of it is kept.
+		return ClassUnavailable, "token service answered without a token"
+	}
 	if errors.Is(err, errSecretChanged) {
 		return ClassUnavailable, errSecretChanged.Error()
 	}
@@ -267,6 +272,10 @@ var clientRedirectRefusals = []string{"SSRF protection:", "refusing token-server
 // registry, a plain-HTTP realm of a secure registry): a policy refusal,
 // final, like the guard's.
 const clientRealmRefusal = "invalid realm in www-authenticate"
+
+// clientNoToken starts the registry client's error for a token service's
+// answer that holds no token.
+const clientNoToken = "no token in bearer response"
 
 func clientRedirectRefusal(err error) (string, bool) {
 	var uerr *url.Error
