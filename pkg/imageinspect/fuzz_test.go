@@ -24,6 +24,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -172,11 +173,15 @@ func FuzzTokenRealm(f *testing.F) {
 	}
 	metrics := newMetrics()
 	f.Fuzz(func(t *testing.T, header string, insecure bool) {
+		// The client may ping over HTTPS and plain HTTP at once.
+		var mu sync.Mutex
 		var onEndpoint, elsewhere []*http.Request
 		g := &guardTransport{
 			policy:  policy,
 			metrics: metrics,
 			inner: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+				mu.Lock()
+				defer mu.Unlock()
 				onEndpoint = append(onEndpoint, req)
 				if req.URL.Path == "/v2/" {
 					return memoryAnswer(req, http.StatusUnauthorized, http.Header{"Www-Authenticate": {header}}, ""), nil
@@ -184,6 +189,8 @@ func FuzzTokenRealm(f *testing.F) {
 				return memoryAnswer(req, http.StatusOK, nil, `{"token":"t"}`), nil
 			}),
 			strict: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+				mu.Lock()
+				defer mu.Unlock()
 				elsewhere = append(elsewhere, req)
 				return memoryAnswer(req, http.StatusOK, nil, `{"token":"t"}`), nil
 			}),
@@ -200,6 +207,8 @@ func FuzzTokenRealm(f *testing.F) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_, err = transport.NewWithContext(ctx, reg, auth, g.forEndpoint(endpoint), []string{"repository:app:pull"})
+		mu.Lock()
+		defer mu.Unlock()
 		for _, req := range onEndpoint {
 			if canonicalHostPort(req.URL.Host) != endpoint {
 				t.Fatalf("request to %s took the transport of the endpoint %s", req.URL.Host, endpoint)
