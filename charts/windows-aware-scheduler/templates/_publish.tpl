@@ -12,6 +12,14 @@ manifests/publish), else the full name with "-publish" for "-scheduler".
 {{- printf "00-%s" (include "was.publishName" .) | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
+{{/*
+The ValidatingAdmissionPolicy that lets the webhook's identity change the
+caBundle of its configuration and nothing else (publish-webhook-policy.yaml).
+*/}}
+{{- define "was.publishCABundlePolicyName" -}}
+{{- printf "%s-cabundle" (include "was.publishName" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
 {{/* "true" when the webhook keeps its own CA and certificate (no cert-manager). */}}
 {{- define "was.publishSelfManagedTLS" -}}
 {{- not .Values.publish.certManager.enabled }}
@@ -100,7 +108,8 @@ is the gate remover's, under its own ServiceAccount (publish-ungate-*.yaml).
 
 {{- define "was.publishClusterRoleRules" -}}
 {{- if eq (include "was.publishSelfManagedTLS" .) "true" }}
-# Self-managed TLS: the CA bundle of its webhook configuration.
+# Self-managed TLS: the CA bundle of its webhook configuration (and, by
+# the policy of publish-webhook-policy.yaml, nothing but the CA bundle).
 - apiGroups: ["admissionregistration.k8s.io"]
   resources: ["mutatingwebhookconfigurations"]
   resourceNames: [{{ include "was.publishWebhookName" . | quote }}]
