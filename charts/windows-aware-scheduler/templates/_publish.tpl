@@ -62,6 +62,28 @@ then resolves them and removes the gates.
 {{- and (eq (include "was.resolutionOn" .) "true") (not (regexMatch "^(0|(0+(\\.0+)?(ns|us|µs|ms|s|m|h))+)$" (toString ($res.gateTimeout | default "10s")))) }}
 {{- end }}
 
+{{/*
+The taint keys whose OS tolerations publishing writes, as a JSON array:
+pluginArgs.osTaints.keys, the scheduler's defaults when it names none
+(pkg/apis/config/v1), none when osTaints.tolerate is false. The gate
+remover's policy lets it add tolerations of these keys only.
+*/}}
+{{- define "was.osTaintKeys" -}}
+{{- $t := .Values.pluginArgs.osTaints | default dict }}
+{{- if eq (toString $t.tolerate) "false" }}
+{{- list | toJson }}
+{{- else if kindIs "invalid" $t.keys }}
+{{- list "os" "node.kubernetes.io/os" | toJson }}
+{{- else }}
+{{- $t.keys | toJson }}
+{{- end }}
+{{- end }}
+
+{{/* A list of strings as a CEL list literal: ['a', 'b']. */}}
+{{- define "was.celStrings" -}}
+[{{ range $i, $s := . }}{{ if $i }}, {{ end }}'{{ $s }}'{{ end }}]
+{{- end }}
+
 {{- define "was.publishUngateLease" -}}
 {{- printf "%s-ungate" (include "was.publishName" .) | trunc 63 | trimSuffix "-" }}
 {{- end }}
