@@ -127,7 +127,8 @@ func TestSweep(t *testing.T) {
 		return true, nil
 	}); err != nil {
 		for _, tt := range tests {
-			t.Logf("%s: gates %v", tt.name, gateNames(pods[tt.name]))
+			ns, name, _ := strings.Cut(names[tt.name], "/")
+			t.Logf("%s: gates %v, want %v", tt.name, gateNames(getPod(t, client, ns, name)), tt.wantGates)
 		}
 		t.Fatalf("the pods were not ungated: %v", err)
 	}
@@ -211,7 +212,11 @@ func TestSweepPeriodic(t *testing.T) {
 	c := New(client, p, events.NewFakeRecorder(10), Options{Workers: 1, Sweep: 10 * time.Millisecond})
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
-	<-sweeps // the first sweep has listed the empty cluster
+	select { // the first sweep has listed the empty cluster
+	case <-sweeps:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the controller never listed every pod")
+	}
 
 	pod := gatedPod(t, args, s.Ref("web:1.4.2"), metav1.Now())
 	delete(pod.Labels, publish.LabelGated)
