@@ -139,21 +139,30 @@ func (s *secretReader) readVersion(ctx context.Context, namespace, name string) 
 	return c.secret, c.version, c.err
 }
 
-// current reports whether version is the version of the Secret last read.
+// current reports whether version is the version of the Secret last
+// read. A Secret with no version recorded (gone from the start, or
+// forgotten) counts as current: its next read tells a change.
 func (s *secretReader) current(namespace, name, version string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.versions[secretKey{namespace, name}] == version
+	v, known := s.versions[secretKey{namespace, name}]
+	return !known || v == version
 }
 
 // noteVersion records the version a read found and tells changed when it
 // is not the one recorded before. A Secret read for the first time is
 // told too: the reader may have forgotten it (past maxSecretVersions), and
 // cannot tell what anything cached was obtained with; where nothing was,
-// there is nothing to drop.
+// there is nothing to drop. A Secret never read before and gone is not
+// recorded: nothing was obtained with it, and names of absent Secrets,
+// which cost a tenant nothing, do not push out the others' versions.
 func (s *secretReader) noteVersion(k secretKey, version string) {
 	s.mu.Lock()
 	old, known := s.versions[k]
+	if !known && version == secretGone {
+		s.mu.Unlock()
+		return
+	}
 	if !known && len(s.versions) >= maxSecretVersions {
 		for victim := range s.versions {
 			delete(s.versions, victim)

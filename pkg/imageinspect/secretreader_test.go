@@ -194,7 +194,8 @@ func TestPullSecretGetsPerRun(t *testing.T) {
 // recreated or no longer readable are told as changes; the same
 // credentials (other labels included) and an API server that did not
 // answer are not. A Secret read for the first time is told too: the
-// reader cannot know what was obtained with it before.
+// reader cannot know what was obtained with it before; one absent from
+// the start is not, nothing was.
 func TestSecretChangesNoticed(t *testing.T) {
 	gone := apierrors.NewNotFound(schema.GroupResource{Resource: "secrets"}, "regcred")
 	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "regcred", errors.New("no"))
@@ -210,6 +211,7 @@ func TestSecretChangesNoticed(t *testing.T) {
 		err        error
 		wantChange bool
 	}{
+		{name: "absent before it was ever read", err: gone},
 		{name: "first read", secret: withPassword("one", nil), wantChange: true},
 		{name: "read again unchanged", secret: withPassword("one", nil)},
 		{name: "only a label changed", secret: withPassword("one", map[string]string{"team": "a"})},
