@@ -84,7 +84,7 @@ build: ## Build bin/scheduler, bin/admission and the kubectl plugin bin/kubectl-
 	$(GO) build $(K8S_GOFLAGS) -ldflags "$$(hack/ldflags.sh)" -o $(BIN_DIR)/ ./cmd/scheduler ./cmd/admission ./cmd/kubectl-windows_aware
 
 .PHONY: test
-test: test-unit test-fuzz test-integration test-upstream ## Everything: unit, fuzz and integration tests, and upstream's scheduler_perf workloads with the plugins.
+test: test-unit test-rules test-fuzz test-integration test-upstream ## Everything: unit, fuzz and integration tests, the alerting rules, and upstream's scheduler_perf workloads with the plugins.
 
 .PHONY: test-unit
 test-unit: build ## Unit tests, the shipped-config test and the --version check (K8S=...: of that minor).
@@ -94,6 +94,14 @@ test-unit: build ## Unit tests, the shipped-config test and the --version check 
 	  || { echo "scheduler --version does not name Kubernetes $(K8S_VERSION) and the project version" >&2; exit 1; }
 	@v=$$($(BIN_DIR)/admission --version); echo "$$v"; echo "$$v" | grep -qF '(Kubernetes $(K8S_VERSION),' \
 	  || { echo "admission --version does not name Kubernetes $(K8S_VERSION)" >&2; exit 1; }
+
+# The alerting rules of manifests/monitoring, through promtool (built once
+# into bin/tools, as the other tools): each must parse and fire on the
+# recorded samples of hack/tools/promtool/rules_test.yaml.
+.PHONY: test-rules
+test-rules: ## Check and unit-test the alerting rules of manifests/monitoring with promtool (hack/tools/promtool).
+	hack/build-tools.sh promtool
+	PROMTOOL=$(TOOLS_DIR)/promtool hack/tools/promtool/test-rules.sh
 
 # Each older minor's binary goes to bin/k8s<minor>/scheduler: bin/scheduler
 # stays the newest minor's build, which the other targets run.
@@ -122,7 +130,7 @@ fuzz-long: ## Every fuzz target until FUZZ_EXECS executions (10,000,000) each.
 DEMO_TOOLS := etcd kube-apiserver kubectl demo-controllers kwok registry
 
 .PHONY: tools
-tools: ## Build etcd, kube-apiserver, kube-controller-manager, kubectl, kwok, helm, the OCI registry and Karpenter's kwok provider into bin/tools (K8S=1.36: that minor's kube-* into bin/tools/k8s1.36).
+tools: ## Build etcd, kube-apiserver, kube-controller-manager, kubectl, kwok, helm, the OCI registry, Karpenter's kwok provider and promtool into bin/tools (K8S=1.36: that minor's kube-* into bin/tools/k8s1.36).
 	hack/build-tools.sh
 
 .PHONY: test-integration

@@ -31,6 +31,10 @@
 #                                                        hack/tools/registry/go.mod
 #   karpenter-kwok           sigs.k8s.io/karpenter       hack/tools/karpenter/go.mod
 #     and karpenter-crds/    (its CRDs, copied from the module)
+#   promtool                 github.com/prometheus/prometheus (make test-rules;
+#                            built with remove_all_sd: no cloud's service
+#                            discovery, which promtool's rule tests never use)
+#                                                        hack/tools/promtool/go.mod
 #
 # Each binary has a stamp file beside it (<tool>.stamp) naming the module
 # version and the Go version it was built with; a tool is rebuilt only when
@@ -146,6 +150,7 @@ estimate() {
     kube-controller-manager) echo 150 ;;
     demo-controllers) echo 15 ;;
     karpenter-kwok) echo 240 ;;
+    promtool) echo 300 ;;
     helm) echo 150 ;;
     registry) echo 160 ;;
     kwok) echo 25 ;;
@@ -177,6 +182,16 @@ kube_ldflags() {
   printf -- '-X %s.gitVersion=%s -X %s.gitMajor=1 -X %s.gitMinor=%s -X %s.gitTreeState=clean' \
     "$p" "$v" "$p" "$p" "$minor" "$p"
 }
+
+promtool_ldflags() {
+  local v
+  v=$(module_version "$ROOT/hack/tools/promtool" github.com/prometheus/prometheus)
+  printf -- '-X github.com/prometheus/common/version.Version=%s' "$v"
+}
+
+# The build tags of promtool: file and HTTP discovery only (the plugins
+# package's own tags), not the cloud providers' SDKs.
+PROMTOOL_TAGS=remove_all_sd
 
 registry_ldflags() {
   local v
@@ -230,7 +245,7 @@ helm_ldflags() {
 }
 
 want=("$@")
-[[ ${#want[@]} -gt 0 ]] || want=(etcd kube-apiserver kube-controller-manager kubectl demo-controllers kwok helm registry karpenter-kwok)
+[[ ${#want[@]} -gt 0 ]] || want=(etcd kube-apiserver kube-controller-manager kubectl demo-controllers kwok helm registry karpenter-kwok promtool)
 
 # is_fresh TOOL: whether TOOL needs no build.
 is_fresh() {
@@ -243,8 +258,9 @@ is_fresh() {
     helm) fresh helm "$ROOT/hack/tools/helm" helm.sh/helm/v4 ;;
     registry) fresh registry "$ROOT/hack/tools/registry" github.com/distribution/distribution/v3 "" "" "$(source_of registry)" ;;
     karpenter-kwok) fresh karpenter-kwok "$ROOT/hack/tools/karpenter" sigs.k8s.io/karpenter "" "" "$(source_of karpenter)" ;;
+    promtool) fresh promtool "$ROOT/hack/tools/promtool" github.com/prometheus/prometheus "" "" "tags:$PROMTOOL_TAGS" ;;
     *)
-      log "unknown tool $1 (want etcd, kube-apiserver, kube-controller-manager, kubectl, demo-controllers, kwok, helm, registry or karpenter-kwok)"
+      log "unknown tool $1 (want etcd, kube-apiserver, kube-controller-manager, kubectl, demo-controllers, kwok, helm, registry, karpenter-kwok or promtool)"
       exit 2 ;;
   esac
 }
@@ -264,7 +280,7 @@ to_build=${#missing[@]}
 # Kubernetes', so that it builds in the second lane (below).
 in_second_lane() {
   case $1 in
-    registry | helm | karpenter-kwok) return 0 ;;
+    registry | helm | karpenter-kwok | promtool) return 0 ;;
   esac
   return 1
 }
@@ -322,6 +338,9 @@ build_tool() {
       build karpenter-kwok "$ROOT/hack/tools/karpenter" sigs.k8s.io/karpenter . "$(karpenter_ldflags)" "" "" \
         "$(source_of karpenter)"
       karpenter_crds ;;
+    promtool)
+      GOFLAGS=-tags=$PROMTOOL_TAGS build promtool "$ROOT/hack/tools/promtool" github.com/prometheus/prometheus \
+        github.com/prometheus/prometheus/cmd/promtool "$(promtool_ldflags)" "" "" "tags:$PROMTOOL_TAGS" ;;
   esac
 }
 
