@@ -98,12 +98,13 @@ profiles:
                 allowPrivate: true
 `, host, tenantRegistry.URL)
 	labels := map[string]string{"app.kubernetes.io/name": "windows-aware-scheduler", "app.kubernetes.io/component": "scheduler"}
-	for _, ns := range []string{tenant, schedulerNS} {
+	createConfigMap := func(ns string) {
 		cm := &v1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "windows-aware-scheduler", Labels: labels}, Data: map[string]string{"scheduler-config.yaml": cfg}}
 		if _, err := e.client.CoreV1().ConfigMaps(ns).Create(e.ctx, cm, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
+	createConfigMap(tenant)
 	pod := fixture.Pod("web", windowsAware, host+"/web:1.4.2")
 	pod.Spec.OS = &v1.PodOS{Name: v1.Windows}
 	if _, err := e.client.CoreV1().Pods(tenant).Create(e.ctx, pod, metav1.CreateOptions{}); err != nil {
@@ -122,9 +123,13 @@ profiles:
 		t.Fatal(err)
 	}
 
+	// The cases run in order: the first sees the tenant's ConfigMap
+	// alone, the only one with the chart's labels in the cluster.
 	tests := []struct {
 		name string
-		args []string
+		// before prepares the case.
+		before func()
+		args   []string
 		// wantCode is the exit status; wantStderr a part of standard error.
 		wantCode   int
 		wantStderr string
@@ -134,7 +139,7 @@ profiles:
 		{name: "nothing named: the tenant's ConfigMap is not the scheduler's",
 			args: []string{"explain", "--resolve", "--resolve-timeout", "5s", "-n", tenant, "pod/web"}, wantCode: kubectlcmd.ExitError,
 			wantStderr: "namespace kube-system has no ConfigMap of the chart"},
-		{name: "the scheduler's namespace: its endpoints are not used here",
+		{name: "the scheduler's namespace: its endpoints are not used here", before: func() { createConfigMap(schedulerNS) },
 			args:     []string{"explain", "--resolve", "--resolve-timeout", "5s", "--scheduler-namespace", schedulerNS, "-n", tenant, "pod/web"},
 			wantCode: 0, wantStderr: "endpoints " + tenantRegistry.URL + ", insecure, allowPrivate of the cluster's configuration not used on this machine"},
 		{name: "--trust-cluster-endpoints: the admin's choice",
@@ -143,6 +148,9 @@ profiles:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.before != nil {
+				tt.before()
+			}
 			cmd := exec.CommandContext(e.ctx, bins.KubectlPlugin, tt.args...)
 			cmd.Env = []string{"KUBECONFIG=" + e.c.Kubeconfig, "HOME=" + home, "PATH=" + os.Getenv("PATH")}
 			var stdout, stderr bytes.Buffer
