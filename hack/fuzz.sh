@@ -61,7 +61,10 @@ GO=${GO:-go}
 BIN_DIR=${BIN_DIR:-${root}/bin}
 FUZZMINIMIZETIME=${FUZZMINIMIZETIME:-2000x}
 module=$(${GO} list -m)
-INSTRUMENT=${INSTRUMENT:-"${module}/... github.com/distribution/reference sigs.k8s.io/yaml/... sigs.k8s.io/json/... k8s.io/apimachinery/pkg/util/yaml encoding/json encoding/pem crypto/x509"}
+# The registry client's transport parses WWW-Authenticate challenges and
+# error bodies for FuzzTokenRealm and FuzzErrorDetail: instrumented, so
+# that the engine sees the parser's branches.
+INSTRUMENT=${INSTRUMENT:-"${module}/... github.com/distribution/reference github.com/google/go-containerregistry/pkg/v1/remote/transport sigs.k8s.io/yaml/... sigs.k8s.io/json/... k8s.io/apimachinery/pkg/util/yaml encoding/json encoding/pem crypto/x509"}
 cache=$(${GO} env GOCACHE)/fuzz
 
 fuzztime=$1
