@@ -143,17 +143,20 @@ func TestUngateUnlabelledLater(t *testing.T) {
 	cfgFile := writeGateSchedulerConfig(t, e, reg, mustFaultProxy(t, reg), "5s", "3s")
 	kubeconfig := e.applyUngateRBAC()
 	e.startGateRemoverArgs("later", cfgFile, kubeconfig, "--ungate-sweep-period=2s")
-	e.waitLeaseHolder("")
 
-	// Created after the first list: the watch of the label does not see
-	// it, and only a later list finds it.
-	created := e.createPod(ns, gateCarrier("web", reg.Host+"/contoso/later:1"))
-	if !publish.Gated(created) || created.Labels[publish.LabelGated] != "" {
-		t.Fatalf("created with gates %v and labels %v, want the gate alone", created.Spec.SchedulingGates, created.Labels)
-	}
-	got := e.waitUngated(ns, "web")
-	if builds := requiredBuilds(got); !slices.Equal(builds, []string{oracle.Build2019}) {
-		t.Errorf("required builds %v, want [%s]", builds, oracle.Build2019)
+	// The first pod is found by a list. Once it is ungated, that list has
+	// started, and its pages are one snapshot of the cluster from before:
+	// the second pod, created then, is found only by a later list (the
+	// watch of the label does not see it).
+	for _, name := range []string{"first", "later"} {
+		created := e.createPod(ns, gateCarrier(name, reg.Host+"/contoso/later:1"))
+		if !publish.Gated(created) || created.Labels[publish.LabelGated] != "" {
+			t.Fatalf("pod %s created with gates %v and labels %v, want the gate alone", name, created.Spec.SchedulingGates, created.Labels)
+		}
+		got := e.waitUngated(ns, name)
+		if builds := requiredBuilds(got); !slices.Equal(builds, []string{oracle.Build2019}) {
+			t.Errorf("pod %s: required builds %v, want [%s]", name, builds, oracle.Build2019)
+		}
 	}
 }
 
