@@ -92,6 +92,12 @@ func (d *demo) mark(step string, since time.Time) {
 
 func (d *demo) run(ctx context.Context) error {
 	d.mark("control plane up", start)
+	// kubectl windows-aware explain then decides with the args the demo's
+	// scheduler runs with (its imageResolution included), as on a cluster
+	// installed from the chart.
+	if err := d.c.PublishSchedulerConfig(ctx, metav1.NamespaceSystem); err != nil {
+		return err
+	}
 	d.factory = informers.NewSharedInformerFactory(d.c.Client, 0)
 	d.nodes = d.factory.Core().V1().Nodes().Informer()
 	d.factory.Start(ctx.Done())

@@ -27,13 +27,25 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/windows-aware/windows-aware/pkg/explain"
 )
 
-// chartConfigMaps selects the ConfigMap the Helm chart writes the
-// scheduler's configuration into.
-const chartConfigMaps = "app.kubernetes.io/name=windows-aware-scheduler,app.kubernetes.io/component=scheduler"
+// SchedulerConfigLabels label the ConfigMap that holds the scheduler's
+// configuration: the Helm chart's, manifests/beside's and the demo's carry
+// them, and explain and upgrade-plan find the configuration by them.
+var SchedulerConfigLabels = map[string]string{
+	"app.kubernetes.io/name":      "windows-aware-scheduler",
+	"app.kubernetes.io/component": "scheduler",
+}
+
+// chartConfigMaps selects the ConfigMaps labelled SchedulerConfigLabels.
+var chartConfigMaps = labels.SelectorFromSet(SchedulerConfigLabels).String()
+
+// staticSchedulers selects kubeadm's scheduler static pods, which the
+// static-pod install replaces with ours.
+const staticSchedulers = "component=kube-scheduler,tier=control-plane"
 
 // DefaultSchedulerNamespace is where explain looks for the chart's
 // ConfigMap when no flag names the configuration: the namespace the
@@ -93,15 +105,43 @@ func (o *ExplainOptions) profile(ctx context.Context, cluster *explain.Cluster, 
 		case o.Resolve && err != nil:
 			return explain.Profile{}, fromDefaults, fmt.Errorf("--resolve needs the scheduler's configuration: give --config FILE or --config-map NAMESPACE/NAME (looking for the chart's ConfigMap in namespace %s: %w)", ns, err)
 		case o.Resolve:
-			return explain.Profile{}, fromDefaults, fmt.Errorf("--resolve needs the scheduler's configuration: give --config FILE or --config-map NAMESPACE/NAME (namespace %s has no ConfigMap of the chart; --scheduler-namespace names another)", ns)
+			return explain.Profile{}, fromDefaults, fmt.Errorf("--resolve needs the scheduler's configuration: give --config FILE or --config-map NAMESPACE/NAME (namespace %s has no ConfigMap of the chart; --scheduler-namespace names another)%s",
+				ns, staticPodHint(ctx, cluster, ns))
 		case err != nil && !apierrors.IsForbidden(err):
 			return explain.Profile{}, fromDefaults, fmt.Errorf("looking for the scheduler's configuration in namespace %s: %w", ns, err)
 		}
-		fmt.Fprintf(stderr, "the default args decide: no scheduler configuration found in namespace %s (--config, --config-map or --scheduler-namespace name one)\n", ns)
+		fmt.Fprintf(stderr, "the default args decide: no scheduler configuration found in namespace %s (--config, --config-map or --scheduler-namespace name one)%s\n",
+			ns, staticPodHint(ctx, cluster, ns))
 	}
 	p, err := explain.LoadProfile("", o.Profile)
 	return p, fromDefaults, err
 }
+
+// staticPodHint names the configuration file of a scheduler that runs as
+// a static pod in ns, and how to hand it to explain: the file is on the
+// control-plane nodes, out of the API's reach. "" when there is none, or
+// the pods cannot be listed.
+func staticPodHint(ctx context.Context, cluster *explain.Cluster, ns string) string {
+	pods, err := cluster.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: staticSchedulers, Limit: 10})
+	if err != nil {
+		return ""
+	}
+	for _, p := range pods.Items {
+		for _, c := range p.Spec.Containers {
+			for _, arg := range append(slices.Clone(c.Command), c.Args...) {
+				if file, ok := strings.CutPrefix(arg, "--config="); ok {
+					return fmt.Sprintf("; static pod %s/%s runs with --config=%s on node %s: copy that file and give --config, or publish it as ConfigMap %s/%s (docs/kubectl-plugin.md)",
+						p.Namespace, p.Name, file, p.Spec.NodeName, ns, StaticPodConfigMap)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// StaticPodConfigMap is the name docs/kubectl-plugin.md gives the
+// ConfigMap an administrator publishes a static pod's configuration as.
+const StaticPodConfigMap = "windows-aware-scheduler-config"
 
 func (o *ExplainOptions) schedulerNamespace() string {
 	if o.SchedulerNamespace == "" {

@@ -76,6 +76,7 @@ func TestProfileFromTheSchedulersNamespaceOnly(t *testing.T) {
 	tests := []struct {
 		name      string
 		objects   []*v1.ConfigMap
+		pods      []*v1.Pod
 		opts      ExplainOptions
 		wantHost  string // the first registry of the args that decide; "" for the defaults
 		wantErr   string
@@ -90,6 +91,11 @@ func TestProfileFromTheSchedulersNamespaceOnly(t *testing.T) {
 			wantHost: "mcr.microsoft.com", wantNote: "ConfigMap kube-system/windows-aware-scheduler", wantTrust: fromCluster},
 		{name: "--scheduler-namespace names another", objects: []*v1.ConfigMap{tenant, chart, elsewhere}, opts: ExplainOptions{SchedulerNamespace: "scheduling"},
 			wantHost: "ghcr.io", wantTrust: fromCluster},
+		{name: "a static pod's configuration: where it is, and how to hand it over", objects: []*v1.ConfigMap{tenant}, pods: []*v1.Pod{staticScheduler()},
+			wantNote:  "static pod kube-system/kube-scheduler-cp1 runs with --config=/etc/kubernetes/windows-aware/scheduler-config.yaml on node cp1: copy that file and give --config, or publish it as ConfigMap kube-system/windows-aware-scheduler-config",
+			wantTrust: fromDefaults},
+		{name: "a static pod's, with --resolve: named in the error", pods: []*v1.Pod{staticScheduler()}, opts: ExplainOptions{Resolve: true},
+			wantErr: "static pod kube-system/kube-scheduler-cp1 runs with --config=/etc/kubernetes/windows-aware/scheduler-config.yaml"},
 		{name: "--config-map names the tenant's: taken, as from the cluster", objects: []*v1.ConfigMap{tenant, chart}, opts: ExplainOptions{ConfigMap: "tenant-x/windows-aware-scheduler"},
 			wantHost: "registry.corp.example", wantTrust: fromCluster},
 	}
@@ -98,6 +104,11 @@ func TestProfileFromTheSchedulersNamespaceOnly(t *testing.T) {
 			client := fake.NewClientset()
 			for _, cm := range tt.objects {
 				if _, err := client.CoreV1().ConfigMaps(cm.Namespace).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, p := range tt.pods {
+				if _, err := client.CoreV1().Pods(p.Namespace).Create(context.Background(), p, metav1.CreateOptions{}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -123,6 +134,18 @@ func TestProfileFromTheSchedulersNamespaceOnly(t *testing.T) {
 				t.Errorf("stderr %q, want %q", stderr.String(), tt.wantNote)
 			}
 		})
+	}
+}
+
+// staticScheduler is a kubeadm scheduler static pod replaced by the
+// static-pod install (manifests/static-pod).
+func staticScheduler() *v1.Pod {
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "kube-scheduler-cp1", Labels: map[string]string{"component": "kube-scheduler", "tier": "control-plane"}},
+		Spec: v1.PodSpec{NodeName: "cp1", Containers: []v1.Container{{
+			Name:    "kube-scheduler",
+			Command: []string{"/scheduler", "--config=/etc/kubernetes/windows-aware/scheduler-config.yaml", "--bind-address=127.0.0.1"},
+		}}},
 	}
 }
 

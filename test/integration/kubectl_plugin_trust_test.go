@@ -180,3 +180,40 @@ profiles:
 		})
 	}
 }
+
+// TestKubectlPluginFindsConfiguration: a cluster whose scheduler's
+// configuration is published as the chart, manifests/beside and make demo
+// publish it (a ConfigMap with the chart's labels in the scheduler's
+// namespace) is explained with those args, not the defaults.
+func TestKubectlPluginFindsConfiguration(t *testing.T) {
+	e := requireCluster(t)
+	bins, err := controlplane.FindBinaries("", "", controlplane.KubectlPlugin)
+	if err != nil {
+		t.Fatalf("the kubectl plugin: %v", err)
+	}
+	schedulerNS, ns := e.namespace(), e.namespace()
+	if err := e.c.PublishSchedulerConfig(e.ctx, schedulerNS); err != nil {
+		t.Fatal(err)
+	}
+	pod := fixture.Pod("iis", windowsAware, "mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022")
+	if _, err := e.client.CoreV1().Pods(ns).Create(e.ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(e.ctx, bins.KubectlPlugin, "explain", "--scheduler-namespace", schedulerNS, "-n", ns, "pod/iis")
+	cmd.Env = []string{"KUBECONFIG=" + e.c.Kubeconfig, "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != kubectlcmd.ExitFinding {
+			t.Fatalf("explain: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+		}
+	}
+	want := "args of the scheduler's configuration in ConfigMap " + schedulerNS + "/" + controlplane.SchedulerConfigMap
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "Pod "+ns+"/iis (cluster)") {
+		t.Errorf("stdout does not explain the pod:\n%s", stdout.String())
+	}
+}
