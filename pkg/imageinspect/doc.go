@@ -28,10 +28,11 @@ limitations under the License.
 // one or two map lookups (the pod's own scope, then the shared one), no
 // I/O, and no allocation for a pod without pull secrets. On a miss it
 // calls Want(ref, waiter, pullSecrets), which registers the waiter and
-// queues the entry of the pod's scope on a client-go workqueue; it never
-// blocks. Workers (Config.Workers, at most Config.PerRegistry per
-// registry host) then, for each entry, one run at a time, with that
-// scope's credentials only:
+// queues the entry of the pod's scope on a queue that takes namespaces in
+// turn (fairqueue.go); it never blocks. Workers (Config.Workers, at most
+// Config.PerRegistry per registry host; a run whose host is full is
+// parked, and freed slots are handed out a namespace at a time) then, for
+// each entry, one run at a time, with that scope's credentials only:
 //
 //  1. HEAD the tag for its digest (a digest reference skips this; a digest
 //     whose facts are cached needs nothing more);
