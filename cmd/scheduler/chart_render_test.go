@@ -214,8 +214,11 @@ type kustomization struct {
 	Namespace          string   `json:"namespace"`
 	Resources          []string `json:"resources"`
 	ConfigMapGenerator []struct {
-		Name  string   `json:"name"`
-		Files []string `json:"files"`
+		Name    string   `json:"name"`
+		Files   []string `json:"files"`
+		Options struct {
+			Labels map[string]string `json:"labels"`
+		} `json:"options"`
 	} `json:"configMapGenerator"`
 	GeneratorOptions struct {
 		DisableNameSuffixHash bool `json:"disableNameSuffixHash"`
@@ -256,7 +259,8 @@ func kustomizeManifests(t *testing.T, dir string) manifestSet {
 	}
 	for _, g := range k.ConfigMapGenerator {
 		var doc bytes.Buffer
-		fmt.Fprintf(&doc, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata:\n", g.Name, k.Namespace)
+		labels, _ := json.Marshal(g.Options.Labels)
+		fmt.Fprintf(&doc, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s, labels: %s}\ndata:\n", g.Name, k.Namespace, labels)
 		for _, f := range g.Files {
 			content, err := os.ReadFile(filepath.Join(dir, f))
 			if err != nil {

@@ -31,6 +31,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/windows-aware/windows-aware/pkg/kubectlcmd"
 )
 
 // TestChartMatchesBeside: `helm template` with the default values, released
@@ -74,6 +76,14 @@ func TestChartMatchesBeside(t *testing.T) {
 		c := get[*v1.ConfigMap](t, chart, "ConfigMap", besideNamespace, name+"-config")
 		if diff := cmp.Diff(parseYAMLData(t, b.Data), parseYAMLData(t, c.Data)); diff != "" {
 			t.Errorf("KubeSchedulerConfiguration (-beside +chart):\n%s", diff)
+		}
+		// kubectl windows-aware finds either by these labels.
+		for _, cm := range []*v1.ConfigMap{b, c} {
+			for k, v := range kubectlcmd.SchedulerConfigLabels {
+				if cm.Labels[k] != v {
+					t.Errorf("ConfigMap %s/%s: label %s=%q, want %q (kubectl windows-aware finds the configuration by it)", cm.Namespace, cm.Name, k, cm.Labels[k], v)
+				}
+			}
 		}
 	})
 	t.Run("RBAC", func(t *testing.T) {
