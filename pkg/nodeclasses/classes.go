@@ -24,9 +24,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
-
-	"github.com/windows-aware/windows-aware/pkg/podneeds"
-	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
 // Classes maintains the table from node events. Events only queue a
@@ -38,7 +35,7 @@ type Classes struct {
 
 	mu      sync.Mutex
 	pending []nodeChange
-	index   map[windows.Host]int32 // class of each host in the published table
+	index   map[Key]int32 // class of each key in the published table
 }
 
 // nodeChange replaces old by new in the table; either may be nil.
@@ -46,7 +43,7 @@ type nodeChange struct{ old, new *v1.Node }
 
 // New returns an empty classification.
 func New() *Classes {
-	c := &Classes{index: map[windows.Host]int32{}}
+	c := &Classes{index: map[Key]int32{}}
 	c.published.Store(&Table{classOf: map[*v1.Node]int32{}})
 	return c
 }
@@ -91,7 +88,7 @@ func (c *Classes) Current() *Table {
 	if len(c.pending) == 0 {
 		return t
 	}
-	next := &Table{classOf: maps.Clone(t.classOf), hosts: t.hosts, names: slices.Clone(t.names)}
+	next := &Table{classOf: maps.Clone(t.classOf), keys: t.keys, retiring: t.retiring, names: slices.Clone(t.names)}
 	copied := map[int32]bool{} // the sets of next that are its own copies
 	for _, ch := range c.pending {
 		oldID, hadOld := int32(-1), false
@@ -105,7 +102,7 @@ func (c *Classes) Current() *Table {
 			}
 			continue
 		}
-		id := c.classFor(next, podneeds.HostOf(ch.new))
+		id := c.classFor(next, KeyOf(ch.new))
 		next.classOf[ch.new] = id
 		if hadOld && oldID == id && ch.old.Name == ch.new.Name {
 			continue // a status update: same node, same class
@@ -117,35 +114,38 @@ func (c *Classes) Current() *Table {
 	}
 	clear(c.pending)
 	c.pending = c.pending[:0]
-	if len(next.hosts) > MaxClasses {
+	if len(next.keys) > MaxClasses {
 		next = c.rebuild(next)
 	}
 	c.published.Store(next)
 	return next
 }
 
-// classFor returns the class of host in next, adding one if it is new. The
-// hosts slice is copied before it grows, so that earlier generations keep
+// classFor returns the class of key in next, adding one if it is new. The
+// keys slice is copied before it grows, so that earlier generations keep
 // theirs.
-func (c *Classes) classFor(next *Table, host windows.Host) int32 {
-	if id, ok := c.index[host]; ok {
+func (c *Classes) classFor(next *Table, key Key) int32 {
+	if id, ok := c.index[key]; ok {
 		return id
 	}
-	next.hosts = append(next.hosts[:len(next.hosts):len(next.hosts)], host)
+	next.keys = append(next.keys[:len(next.keys):len(next.keys)], key)
 	next.names = append(next.names, nil)
-	id := int32(len(next.hosts) - 1)
-	c.index[host] = id
+	id := int32(len(next.keys) - 1)
+	c.index[key] = id
+	if key.Retiring {
+		next.retiring = true
+	}
 	return id
 }
 
 // rebuild classifies the nodes of t afresh, keeping only the classes some
 // node has.
 func (c *Classes) rebuild(t *Table) *Table {
-	c.index = map[windows.Host]int32{}
+	c.index = map[Key]int32{}
 	next := &Table{classOf: make(map[*v1.Node]int32, len(t.classOf))}
 	copied := map[int32]bool{}
 	for node, id := range t.classOf {
-		id = c.classFor(next, t.hosts[id])
+		id = c.classFor(next, t.keys[id])
 		next.classOf[node] = id
 		next.join(id, node.Name, copied)
 	}

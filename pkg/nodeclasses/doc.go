@@ -15,7 +15,8 @@ limitations under the License.
 */
 
 // Package nodeclasses classifies a scheduler's nodes by what the
-// windows-aware decision reads of them (OS, architecture, Windows build),
+// windows-aware decision reads of them (OS, architecture, Windows build)
+// and by whether they are retiring (the label Score reads),
 // so that a pod's verdict is worked out once per class.
 //
 // A node's OS and build change only when the node object changes, and a

@@ -35,7 +35,10 @@ const MaxClasses = 1024
 // goroutines running Filter read it without locks.
 type Table struct {
 	classOf map[*v1.Node]int32
-	hosts   []windows.Host // by class
+	keys    []Key // by class
+	// retiring is set when some class is of retiring nodes: only then
+	// does Score rank the nodes of pods that name no build.
+	retiring bool
 	// names are the names of each class's nodes, by class. A set may be
 	// shared with other generations and callers: it is never written once
 	// published.
@@ -116,11 +119,18 @@ func (t *Table) own(id int32, copied map[int32]bool) sets.Set[string] {
 }
 
 // Len is the number of classes, some of which may have no node left.
-func (t *Table) Len() int { return len(t.hosts) }
+func (t *Table) Len() int { return len(t.keys) }
 
 // Host is what the nodes of class c offer. The pointer is into the
 // table, which is never written once published: it must not be written.
-func (t *Table) Host(c int32) *windows.Host { return &t.hosts[c] }
+func (t *Table) Host(c int32) *windows.Host { return &t.keys[c].Host }
+
+// Retiring reports whether the nodes of class c carry the retiring label.
+func (t *Table) Retiring(c int32) bool { return t.keys[c].Retiring }
+
+// AnyRetiring reports whether some class of the table is of retiring
+// nodes (perhaps one no node is left in).
+func (t *Table) AnyRetiring() bool { return t != nil && t.retiring }
 
 // Names are the names of the nodes of class c. The set is shared: it must
 // not be written.

@@ -72,6 +72,7 @@ func (pl *WindowsAware) PreFilter(_ context.Context, state fwk.CycleState, pod *
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
 	pl.judgeClasses(r, pl.classes.Current())
+	r.complete = r.classes.HoldsAll(len(nodes))
 	names := pl.narrow(r, pod, nodes)
 	state.Write(preFilterStateKey, r)
 	pl.lastCycle.remember(state, r)
@@ -82,20 +83,21 @@ func (pl *WindowsAware) PreFilter(_ context.Context, state fwk.CycleState, pod *
 	return nil, nil
 }
 
-// judgeClasses works out the pod's verdict and raw score on every class of
-// t.
+// judgeClasses works out the pod's verdict on every class of t, and its
+// raw score on each when Score may rank them apart: the pod names builds,
+// or some class is retiring.
 func (pl *WindowsAware) judgeClasses(r *requirements, t *nodeclasses.Table) {
 	r.classes = t
 	r.fits = make([]windows.Fit, t.Len())
 	for i := range r.fits {
 		r.fits[i] = r.Fits(t.Host(int32(i)))
 	}
-	if !r.NamesBuilds() {
+	if !r.NamesBuilds() && !t.AnyRetiring() {
 		return
 	}
 	r.scores = make([]int64, t.Len())
 	for i := range r.scores {
-		r.scores[i] = r.score(t.Host(int32(i)))
+		r.scores[i] = r.score(t.Host(int32(i)), t.Retiring(int32(i)))
 	}
 }
 

@@ -54,7 +54,7 @@ import (
 // cannot run. Otherwise, as while the informer delivers the first nodes,
 // every node is looked at.
 func (pl *WindowsAware) narrow(r *requirements, pod *v1.Pod, nodes []fwk.NodeInfo) sets.Set[string] {
-	scored := r.NamesBuilds()
+	scored := r.scores != nil // judgeClasses ranks the classes of a pod Score ranks
 	narrowing := r.OS() == windows.OSWindows && !wasUnschedulable(pod)
 	if len(nodes) == 0 || (!scored && !narrowing) {
 		return nil
@@ -121,7 +121,7 @@ func (pl *WindowsAware) fittingByNode(r *requirements, nodes []fwk.NodeInfo) fit
 			fit = r.fits[c]
 		default:
 			host := podneeds.HostOf(node)
-			fit, score = r.Fits(&host), r.score(&host)
+			fit, score = r.Fits(&host), r.score(&host, podneeds.Retiring(node))
 		}
 		if fit != windows.Fits {
 			continue

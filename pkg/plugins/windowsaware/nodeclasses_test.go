@@ -215,9 +215,11 @@ func TestWithoutPreFilter(t *testing.T) {
 		wantScore int64
 	}{
 		{name: "linux pod on a windows node", pod: pod(imgLinux).Obj(), node: windowsNode("w", "10.0.17763", ""), wantPass: false},
-		{name: "linux pod on a linux node", pod: pod(imgLinux).Obj(), node: linuxNode("l"), wantPass: true},
-		{name: "ltsc2022 pod on a 2025 node", pod: pod(img2022).Obj(), node: windowsNode("w", "10.0.26100", ""), wantPass: true},
-		{name: "ltsc2022 pod on a 2022 node", pod: pod(img2022).Obj(), node: windowsNode("w", "10.0.20348", ""), wantPass: true, wantScore: exactBuild},
+		{name: "linux pod on a linux node", pod: pod(imgLinux).Obj(), node: linuxNode("l"), wantPass: true, wantScore: stayingNode},
+		{name: "linux pod on a retiring linux node", pod: pod(imgLinux).Obj(), node: retiring(linuxNode("l")), wantPass: true, wantScore: 0},
+		{name: "ltsc2022 pod on a 2025 node", pod: pod(img2022).Obj(), node: windowsNode("w", "10.0.26100", ""), wantPass: true, wantScore: stayingNode},
+		{name: "ltsc2022 pod on a 2022 node", pod: pod(img2022).Obj(), node: windowsNode("w", "10.0.20348", ""), wantPass: true, wantScore: stayingNode + exactBuild},
+		{name: "ltsc2022 pod on a retiring 2022 node", pod: pod(img2022).Obj(), node: retiring(windowsNode("w", "10.0.20348", "")), wantPass: true, wantScore: exactBuild},
 		{name: "ltsc2022 pod on a 2019 node", pod: pod(img2022).Obj(), node: windowsNode("w", "10.0.17763", ""), wantPass: false},
 	}
 	for _, tt := range tests {

@@ -26,18 +26,24 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
-// Raw scores, before NormalizeScore maps them onto 0-100: an exact build
-// outranks any compatible one; among exact builds, the revision closest to
-// the one the tag names ranks highest.
+// Raw scores, before NormalizeScore maps them onto 0-100: a node that is
+// not retiring outranks any retiring one; then an exact build outranks any
+// compatible one; among exact builds, the revision closest to the one the
+// tag names ranks highest.
 const (
 	revisionSpan = 1 << 16          // revisions further apart than this rank alike
 	exactBuild   = 2 * revisionSpan // above any revision closeness
+	// stayingNode is above any build's score: a pod that can run off the
+	// retiring nodes goes elsewhere even from its exact build (an ltsc2022
+	// pod leaves a retiring 2022 pool for 2025 nodes), so that the old
+	// pool drains. A pod that only retiring nodes run ranks them alike.
+	stayingNode = 2 * exactBuild
 )
 
 // PreScore skips pods that Score would rank every node alike for: those
-// that need no particular build, and those whose nodes all have the target
-// build with no revision asked for (PreFilter saw them).
-func (pl *WindowsAware) PreScore(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
+// that need no particular build while no node is retiring, and those whose
+// nodes all score alike (PreFilter saw them).
+func (pl *WindowsAware) PreScore(_ context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) *fwk.Status {
 	r, status := pl.readOrWorkOut(state, pod)
 	if r == nil {
 		if status.IsSuccess() {
@@ -45,14 +51,33 @@ func (pl *WindowsAware) PreScore(_ context.Context, state fwk.CycleState, pod *v
 		}
 		return status
 	}
-	if !r.NamesBuilds() || r.uniformScore {
+	if r.uniformScore || !r.ranks(nodes) {
 		return fwk.NewStatus(fwk.Skip)
 	}
 	return nil
 }
 
-// Score ranks a feasible node by how closely its build matches the pod's:
-// its class's score, or, for a node object the class table does not hold
+// ranks reports whether Score may rank the pod's feasible nodes apart: the
+// pod names builds, or some node is retiring. PreFilter's classes say so
+// when they held every node; otherwise (PreFilter did not run, or the
+// informer has not delivered every node yet) the feasible nodes' labels do.
+func (r *requirements) ranks(nodes []fwk.NodeInfo) bool {
+	if r.NamesBuilds() || r.scores != nil {
+		return true
+	}
+	if r.complete {
+		return false
+	}
+	for _, ni := range nodes {
+		if podneeds.Retiring(ni.Node()) {
+			return true
+		}
+	}
+	return false
+}
+
+// Score ranks a feasible node by whether it is retiring and how closely
+// its build matches the pod's: its class's score, or, for a node object the class table does not hold
 // yet, the score of its labels.
 func (pl *WindowsAware) Score(_ context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
 	r, status := pl.readOrWorkOut(state, pod)
@@ -64,16 +89,20 @@ func (pl *WindowsAware) Score(_ context.Context, state fwk.CycleState, pod *v1.P
 		return r.scores[c], nil
 	}
 	host := podneeds.HostOf(node)
-	return r.score(&host), nil
+	return r.score(&host, podneeds.Retiring(node)), nil
 }
 
-// score is the raw score of a host: an exact build, then the closeness of
-// its revision to the one a tag named.
-func (r *requirements) score(host *windows.Host) int64 {
-	if !r.Exact(host) {
-		return 0
+// score is the raw score of a host: not retiring, then an exact build,
+// then the closeness of its revision to the one a tag named.
+func (r *requirements) score(host *windows.Host, retiring bool) int64 {
+	var score int64
+	if !retiring {
+		score = stayingNode
 	}
-	score := int64(exactBuild)
+	if !r.Exact(host) {
+		return score
+	}
+	score += exactBuild
 	v, target := host.Version, r.Target()
 	if target.HasRevision && v.HasRevision && v.Build == target.Build {
 		d := int64(v.Revision) - int64(target.Revision)

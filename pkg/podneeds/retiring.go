@@ -1,0 +1,35 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package podneeds
+
+import v1 "k8s.io/api/core/v1"
+
+// LabelRetiring marks a node an administrator is taking out of service,
+// such as the nodes of a Windows Server pool being replaced by a newer
+// build. It steers and never filters: a pod that some other node could run
+// prefers that node, and a pod only retiring nodes run still lands on one.
+const LabelRetiring = "windows-aware.x-k8s.io/retiring"
+
+// RetiringValue is the value of LabelRetiring that marks a node; any other
+// value, like no label, leaves the node as it is.
+const RetiringValue = "true"
+
+// Retiring reports whether a node carries LabelRetiring=true. It does not
+// allocate.
+func Retiring(node *v1.Node) bool {
+	return node.Labels[LabelRetiring] == RetiringValue
+}
