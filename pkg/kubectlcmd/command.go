@@ -40,6 +40,7 @@ pools run them, and for the others why not and what to change.
 
   explain   a pod template's decision: files, or live objects of the cluster
   status    gated pods, recent refusals, and the cluster's pools by OS and build
+  upgrade-plan  which workloads a Windows Server upgrade breaks, and what blocks draining
 
 It reads the cluster as kubectl does: $KUBECONFIG or ~/.kube/config, --context,
 -n, or the pod's own service account when run in the cluster.`,
@@ -50,7 +51,7 @@ It reads the cluster as kubectl does: $KUBECONFIG or ~/.kube/config, --context,
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
 	flags.AddFlags(cmd.PersistentFlags())
-	cmd.AddCommand(newExplainCommand(flags), newStatusCommand(flags))
+	cmd.AddCommand(newExplainCommand(flags), newStatusCommand(flags), newUpgradePlanCommand(flags))
 	return cmd
 }
 

@@ -1,0 +1,214 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package explain
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/windows-aware/windows-aware/pkg/windows"
+)
+
+// WriteUpgradeTable writes an upgrade plan for people: the workloads and
+// their verdicts, the pods that block draining, the what-if of a pool, and
+// the counts.
+func WriteUpgradeTable(w io.Writer, p *UpgradePlan, releases []windows.Release) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, upgradeTitle(p, releases))
+	fmt.Fprintln(bw)
+	tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+	if len(p.Workloads) == 0 {
+		fmt.Fprintln(tw, "No workload runs on the nodes that move, or would.")
+	} else {
+		fmt.Fprintln(tw, "WORKLOAD\tVERDICT\tPODS\tWHY")
+		for _, wp := range p.Workloads {
+			lines := verdictLines(&wp, releases)
+			fmt.Fprintf(tw, "%s %s/%s\t%s\t%d\t%s\n", wp.Kind, wp.Namespace, wp.Name, wp.Verdict, wp.Pods, lines[0])
+			for _, l := range lines[1:] {
+				fmt.Fprintf(tw, "\t\t\t%s\n", l)
+			}
+		}
+	}
+	fmt.Fprintln(tw)
+	if len(p.Blocking) == 0 {
+		fmt.Fprintln(tw, "No pod blocks draining the nodes that move.")
+	} else {
+		fmt.Fprintln(tw, "BLOCKS DRAIN\tNODE\tWORKLOAD\tWHY")
+		for _, b := range p.Blocking {
+			fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s; no node that stays at its build runs it\n", b.Namespace, b.Name, b.Node, b.Workload, b.Reason)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if wi := p.WhatIf; wi != nil {
+		fmt.Fprintln(bw)
+		writeWhatIf(bw, wi, releases)
+	}
+	fmt.Fprintln(bw)
+	writeSummaryText(bw, p)
+	return bw.Flush()
+}
+
+// upgradeTitle says what moves where.
+func upgradeTitle(p *UpgradePlan, releases []windows.Release) string {
+	what := "every Windows node of another build"
+	if p.Pool != "" {
+		what = "pool " + p.Pool
+	}
+	from := "none"
+	if len(p.From) > 0 {
+		from = buildNames(p.From, releases)
+	}
+	return fmt.Sprintf("Upgrade of %s to %s: %d node(s) move, from %s; profile %s; %d node(s)",
+		what, buildNames([]string{p.Target}, releases), p.Moving, from, p.Profile, p.Nodes)
+}
+
+// verdictLines say why a workload has its verdict, an image a line.
+func verdictLines(wp *WorkloadPlan, releases []windows.Release) []string {
+	var lines []string
+	switch wp.Verdict {
+	case VerdictReady:
+		lines = append(lines, "runs, from its "+sourceWords(wp.Source))
+	case VerdictRebuild:
+		for _, i := range wp.Images {
+			if i.Verdict != VerdictRebuild {
+				continue
+			}
+			line := fmt.Sprintf("%s has %s only", i.Image, buildNames(i.Builds, releases))
+			if i.SiblingTag != "" {
+				line += ": use " + i.SiblingTag
+			} else {
+				line += ": rebuild it on a base image the target runs"
+			}
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) == 0 {
+		lines = append(lines, wp.Reason)
+	}
+	return lines
+}
+
+// sourceWords says a verdict's source in words.
+func sourceWords(source string) string {
+	parts := strings.Split(source, "+")
+	for i, s := range parts {
+		switch s {
+		case "tag":
+			parts[i] = "tags"
+		case "registry":
+			parts[i] = "registry's platforms"
+		case "hostProcess":
+			parts[i] = "HostProcess securityContext (any build)"
+		}
+	}
+	return strings.Join(parts, " and ")
+}
+
+func writeWhatIf(w io.Writer, wi *WhatIf, releases []windows.Release) {
+	fmt.Fprintf(w, "What if pool %s (%d node(s), %s) becomes %s:\n", wi.Pool, wi.Nodes, buildNames(wi.From, releases), buildNames([]string{wi.To}, releases))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if len(wi.Breaks) == 0 {
+		fmt.Fprintln(tw, "  no pod running there breaks")
+	} else {
+		fmt.Fprintln(tw, "  BREAKS\tNODE\tWORKLOAD\tWHY")
+		for _, b := range wi.Breaks {
+			fmt.Fprintf(tw, "  %s/%s\t%s\t%s\t%s\n", b.Namespace, b.Name, b.Node, b.Workload, b.Reason)
+		}
+	}
+	if len(wi.Lands) > 0 {
+		fmt.Fprintln(tw, "  STARTS LANDING\t\tWORKLOAD\t")
+		for _, l := range wi.Lands {
+			fmt.Fprintf(tw, "  %s/%s\tPending\t%s\t\n", l.Namespace, l.Name, l.Workload)
+		}
+	}
+	tw.Flush()
+	if len(wi.NewWorkloads) > 0 {
+		fmt.Fprintf(w, "  next pods of %s land there too\n", strings.Join(wi.NewWorkloads, ", "))
+	}
+}
+
+func writeSummaryText(w io.Writer, p *UpgradePlan) {
+	s := &p.Summary
+	fmt.Fprintf(w, "%d workload(s): %d ready, %d need a rebuild, %d unknown; %d pod(s) block draining\n",
+		len(p.Workloads), s.Ready, s.Rebuild, s.Unknown, s.Blocking)
+	if len(s.Namespaces) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAMESPACE\tREADY\tREBUILD\tUNKNOWN")
+	for _, n := range s.Namespaces {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", n.Namespace, n.Ready, n.Rebuild, n.Unknown)
+	}
+	tw.Flush()
+}
+
+// WriteUpgradeMarkdown writes the plan as a change request's section:
+// what moves, the counts per verdict and namespace, what to rebuild, what
+// blocks draining.
+func WriteUpgradeMarkdown(w io.Writer, p *UpgradePlan, releases []windows.Release) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "### %s\n\n", upgradeTitle(p, releases))
+	s := &p.Summary
+	fmt.Fprintf(bw, "%d workload(s): **%d ready**, **%d need a rebuild**, **%d unknown**; %d pod(s) block draining.\n\n",
+		len(p.Workloads), s.Ready, s.Rebuild, s.Unknown, s.Blocking)
+	if len(s.Namespaces) > 0 {
+		fmt.Fprintln(bw, "| namespace | ready | rebuild | unknown |")
+		fmt.Fprintln(bw, "|---|---:|---:|---:|")
+		for _, n := range s.Namespaces {
+			fmt.Fprintf(bw, "| %s | %d | %d | %d |\n", n.Namespace, n.Ready, n.Rebuild, n.Unknown)
+		}
+		fmt.Fprintln(bw)
+	}
+	for _, v := range []Verdict{VerdictRebuild, VerdictUnknown} {
+		first := true
+		for _, wp := range p.Workloads {
+			if wp.Verdict != v {
+				continue
+			}
+			if first {
+				fmt.Fprintf(bw, "**%s**\n\n", map[Verdict]string{VerdictRebuild: "Need a rebuild", VerdictUnknown: "Unknown"}[v])
+				first = false
+			}
+			fmt.Fprintf(bw, "- %s `%s/%s`: %s\n", wp.Kind, wp.Namespace, wp.Name, markdownEscape(strings.Join(verdictLines(&wp, releases), "; ")))
+		}
+		if !first {
+			fmt.Fprintln(bw)
+		}
+	}
+	if len(p.Blocking) > 0 {
+		fmt.Fprintln(bw, "**Block draining**")
+		fmt.Fprintln(bw)
+		for _, b := range p.Blocking {
+			fmt.Fprintf(bw, "- `%s/%s` on `%s` (%s)\n", b.Namespace, b.Name, b.Node, b.Workload)
+		}
+		fmt.Fprintln(bw)
+	}
+	if wi := p.WhatIf; wi != nil {
+		fmt.Fprintf(bw, "**What if pool %s becomes %s**: %d running pod(s) break, %d pending pod(s) start landing there.\n",
+			wi.Pool, buildNames([]string{wi.To}, releases), len(wi.Breaks), len(wi.Lands))
+		for _, b := range wi.Breaks {
+			fmt.Fprintf(bw, "- breaks: `%s/%s` on `%s`: %s\n", b.Namespace, b.Name, b.Node, markdownEscape(b.Reason))
+		}
+	}
+	return bw.Flush()
+}
+
+func markdownEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

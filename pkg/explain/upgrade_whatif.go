@@ -1,0 +1,136 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package explain
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/windows"
+)
+
+// WhatIf is what changes when the nodes of a pool become another build.
+type WhatIf struct {
+	Pool  string   `json:"pool,omitempty"`
+	Nodes int      `json:"nodes"`
+	From  []string `json:"from"`
+	To    string   `json:"to"`
+	// Breaks are the pods running on the pool that the new build would
+	// not run: restarted there, their containers fail to start (HCS
+	// 0xc0370101, "The container operating system does not match the
+	// host operating system").
+	Breaks []PodPlan `json:"breaks"`
+	// Lands are the pods Pending now that a node of the pool runs once it
+	// is the new build, and none of it runs now.
+	Lands []PodPlan `json:"lands"`
+	// NewWorkloads are the workloads (Kind namespace/name) whose next
+	// pods a node of the pool runs once it is the new build, and none of
+	// it runs now: a rollout, a scale-up or a CronJob's next run lands
+	// there.
+	NewWorkloads []string `json:"newWorkloads"`
+}
+
+// WhatIf simulates the nodes of a pool becoming build target, as the
+// kubelet reports an upgraded node (its windows-build label and kernel
+// version), and asks the decision of every pod and template about them,
+// before and after: the pods running there that the new build would not
+// run, and the pending pods and the workloads that would start landing
+// there. Only pods and templates of the explainer's profile land by its
+// decision; the pods on the pool are judged whatever placed them.
+func (e *Explainer) WhatIf(ctx context.Context, pool []*v1.Node, target windows.Build, workloads []*Workload) (*WhatIf, error) {
+	w := &WhatIf{Nodes: len(pool), From: buildsOf(pool), To: target.String(), Breaks: []PodPlan{}, Lands: []PodPlan{}, NewWorkloads: []string{}}
+	simulated := Simulate(pool, target)
+	byName := make(map[string]*v1.Node, len(pool))
+	for _, n := range simulated {
+		byName[n.Name] = n
+	}
+	before, after := GroupNodes(pool), GroupNodes(simulated)
+	for _, wl := range workloads {
+		name := wl.Kind + " " + wl.Name
+		for _, p := range wl.Pods {
+			if terminal(p) {
+				continue
+			}
+			if node := byName[p.Spec.NodeName]; node != nil {
+				d, _, _ := e.decideFor(ctx, p, true)
+				if fits, reason := d.FitNode(node); !fits {
+					w.Breaks = append(w.Breaks, PodPlan{Namespace: p.Namespace, Name: p.Name, Node: p.Spec.NodeName, Workload: name,
+						Reason: e.breakReason(d, reason, target)})
+				}
+				continue
+			}
+			if p.Spec.NodeName != "" || p.Spec.SchedulerName != e.Profile {
+				continue
+			}
+			d, pod, _ := e.decideFor(ctx, p, true)
+			if e.runsOnAny(d, pod, after) && !e.runsOnAny(d, pod, before) {
+				w.Lands = append(w.Lands, PodPlan{Namespace: p.Namespace, Name: p.Name, Workload: name})
+			}
+		}
+		if wl.Template == nil || wl.Admitted || wl.Template.Spec.SchedulerName != e.Profile {
+			continue
+		}
+		d, pod, _ := e.decideFor(ctx, wl.Template, false)
+		if e.runsOnAny(d, pod, after) && !e.runsOnAny(d, pod, before) {
+			w.NewWorkloads = append(w.NewWorkloads, fmt.Sprintf("%s %s/%s", wl.Kind, wl.Namespace, wl.Name))
+		}
+	}
+	return w, nil
+}
+
+// breakReason says which images of a pod the new build does not run.
+func (e *Explainer) breakReason(d *podneeds.Decision, reason string, target windows.Build) string {
+	var parts []string
+	for _, img := range d.Images() {
+		if !img.Windows || e.Decider.Mode().Admits(img.Platforms, windows.OSWindows, "", target) {
+			continue
+		}
+		var builds []string
+		for _, p := range img.Platforms {
+			if !p.Version.IsZero() {
+				builds = append(builds, p.Version.Build.String())
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s has %s, which %s does not run", img.Ref, buildNames(builds, e.Releases), buildNames([]string{target.String()}, e.Releases)))
+	}
+	if len(parts) == 0 {
+		return reason
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Simulate returns the nodes as they are once upgraded to target: their
+// node.kubernetes.io/windows-build label and kernel version say target,
+// all else is theirs. The nodes themselves are not changed.
+func Simulate(nodes []*v1.Node, target windows.Build) []*v1.Node {
+	out := make([]*v1.Node, len(nodes))
+	for i, n := range nodes {
+		sim := *n
+		sim.Labels = maps.Clone(n.Labels)
+		if sim.Labels == nil {
+			sim.Labels = map[string]string{}
+		}
+		sim.Labels[v1.LabelWindowsBuild] = target.String()
+		sim.Status.NodeInfo.KernelVersion = target.String()
+		out[i] = &sim
+	}
+	return out
+}
