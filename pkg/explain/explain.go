@@ -25,6 +25,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 
+	"github.com/windows-aware/windows-aware/pkg/advice"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
@@ -200,17 +201,5 @@ func (e *Explainer) hostBuilds(d *podneeds.Decision) (builds []string, anyBuild 
 // ReleaseName names a build by the release token that stands for it
 // (ltsc2019 for 10.0.17763), preferring an LTSC token; "" when none does.
 func ReleaseName(releases []windows.Release, build string) string {
-	name := ""
-	for _, r := range releases {
-		if r.Build.String() != build {
-			continue
-		}
-		if strings.HasPrefix(strings.ToLower(r.Token), "ltsc") {
-			return r.Token
-		}
-		if name == "" {
-			name = r.Token
-		}
-	}
-	return name
+	return advice.ReleaseName(releases, build)
 }

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/windows-aware/windows-aware/pkg/advice"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -168,14 +169,7 @@ func writeFixes(w io.Writer, fixes []string) {
 
 // buildNames lists builds with their release names: "10.0.17763 (ltsc2019)".
 func buildNames(builds []string, releases []windows.Release) string {
-	parts := make([]string, len(builds))
-	for i, b := range builds {
-		parts[i] = b
-		if name := ReleaseName(releases, b); name != "" {
-			parts[i] += " (" + name + ")"
-		}
-	}
-	return strings.Join(parts, ", ")
+	return advice.BuildNames(builds, releases)
 }
 
 func labels(m map[string]string) string {

@@ -16,6 +16,8 @@ limitations under the License.
 
 package explain
 
+import "github.com/windows-aware/windows-aware/pkg/advice"
+
 // Report is what explain prints: with -o json, as it is.
 type Report struct {
 	// Profile is the scheduler profile whose WindowsAware args decided.
@@ -112,7 +114,7 @@ const (
 
 // ConflictKindRuntimeClass: the pod's nodeSelector and its RuntimeClass's
 // disagree, which RuntimeClass admission rejects.
-const ConflictKindRuntimeClass = "runtime_class"
+const ConflictKindRuntimeClass = advice.ConflictKindRuntimeClass
 
 // ConflictReport is why no node can run the pod.
 type ConflictReport struct {
