@@ -132,6 +132,11 @@ func (p *Publisher) publish(pod *v1.Pod) (Record, Outcome) {
 	gatedOn, waits := imagefacts.WaitsForRegistry(&p.resolution, p.decider, pod)
 	if d.OS() != "" && (!waits || d.OSSource().Declared()) {
 		p.writeOS(pod, d, &rec)
+		if !waits && movable(d, &rec) {
+			// At admission only: the gate remover's admission policy
+			// lets it add one preferred term, the build's.
+			preferStaying(pod)
+		}
 	}
 	if waits && !Gated(pod) {
 		pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, v1.PodSchedulingGate{Name: GatePlatform})

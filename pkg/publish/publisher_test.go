@@ -138,7 +138,7 @@ func TestPublish(t *testing.T) {
 		{
 			name: "ltsc2022: 2022, 23H2 and 2025 hosts, 2022 preferred", pod: podOf(img2022), outcome: OutcomeStamped,
 			wantSelector:    map[string]string{v1.LabelOSStable: "windows"},
-			wantAffinity:    preferring(requiredTerms([]v1.NodeSelectorRequirement{buildIs(build22, build23, build25)}), build22),
+			wantAffinity:    staying(preferring(requiredTerms([]v1.NodeSelectorRequirement{buildIs(build22, build23, build25)}), build22)),
 			wantTolerations: winTolerations,
 			wantRecord:      Record{Source: "tag", OS: "windows", Builds: []string{build22, build23, build25}, Preferred: build22, Tolerations: tolerationStrings(winTolerations)},
 		},
@@ -209,7 +209,7 @@ func TestPublish(t *testing.T) {
 				p.Spec.Affinity = requiredTerms([]v1.NodeSelectorRequirement{buildIs(build25)}, []v1.NodeSelectorRequirement{zoneIs("b")})
 			}),
 			wantSelector:    map[string]string{v1.LabelOSStable: "windows"},
-			wantAffinity:    preferring(requiredTerms([]v1.NodeSelectorRequirement{buildIs(build25)}, []v1.NodeSelectorRequirement{zoneIs("b"), buildIs(build22, build23, build25)}), build22),
+			wantAffinity:    staying(preferring(requiredTerms([]v1.NodeSelectorRequirement{buildIs(build25)}, []v1.NodeSelectorRequirement{zoneIs("b"), buildIs(build22, build23, build25)}), build22)),
 			wantTolerations: winTolerations,
 			wantRecord:      Record{Source: "tag", OS: "windows", Builds: []string{build22, build23, build25}, Preferred: build22, Tolerations: tolerationStrings(winTolerations)},
 		},
