@@ -325,7 +325,9 @@ profiles:
 			if !strings.HasPrefix(pod.Spec.NodeName, "up19-") {
 				continue
 			}
-			runs, _ := oracleRuns(pod.Spec.Containers[0].Image, buildOf(e.getNode(pod.Spec.NodeName)), pod.Spec.SecurityContext != nil)
+			sc := pod.Spec.SecurityContext
+			hostProcess := sc != nil && sc.WindowsOptions != nil && ptr.Deref(sc.WindowsOptions.HostProcess, false)
+			runs, _ := oracleRuns(pod.Spec.Containers[0].Image, buildOf(e.getNode(pod.Spec.NodeName)), hostProcess)
 			if !runs {
 				broken = append(broken, pod.Name)
 			}
