@@ -13,31 +13,18 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
-
 package explain
 
-import v1 "k8s.io/api/core/v1"
+import (
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/windows-aware/windows-aware/pkg/inventory"
+)
 
 // PoolLabels are the labels that name a node's pool, in the order they are
-// read: the autoscalers' first (they name the pool that new nodes come
-// from), then the managed clusters'. Each is documented by its owner:
-// Karpenter's NodePool, AKS's agent pool, EKS's managed node group,
-// eksctl's node group, GKE's node pool.
-var PoolLabels = []string{
-	"karpenter.sh/nodepool",
-	"kubernetes.azure.com/agentpool",
-	"agentpool",
-	"eks.amazonaws.com/nodegroup",
-	"alpha.eksctl.io/nodegroup-name",
-	"cloud.google.com/gke-nodepool",
-}
+// read (inventory.PoolLabels: the admission webhook's node inventory reads
+// them too).
+var PoolLabels = inventory.PoolLabels
 
 // PoolOf names the node's pool; "" when no PoolLabels label is set.
-func PoolOf(node *v1.Node) string {
-	for _, l := range PoolLabels {
-		if p := node.Labels[l]; p != "" {
-			return p
-		}
-	}
-	return ""
-}
+func PoolOf(node *v1.Node) string { return inventory.PoolOf(node) }
