@@ -134,6 +134,7 @@ func (e *Explainer) explain(ctx context.Context, t Template, groups []NodePool) 
 		tr.PreferredBuild = d.Target().Build.String()
 	}
 	tr.Nodes = e.judgeNodes(d, pod, groups)
+	tr.Retiring = retiringOf(tr.Nodes)
 	return tr, nil
 }
 

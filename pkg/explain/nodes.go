@@ -112,6 +112,9 @@ func (e *Explainer) judgeNodes(d *podneeds.Decision, pod *v1.Pod, groups []NodeP
 			}
 			if fits {
 				ng.Fit++
+				if podneeds.Retiring(n) {
+					ng.FitRetiring++
+				}
 				continue
 			}
 			if ng.Reasons == nil {

@@ -157,6 +157,7 @@ func writeTemplate(w io.Writer, t *TemplateReport, r *Report, releases []windows
 		}
 		tw.Flush()
 	}
+	writeRetiring(w, t.Retiring, releases)
 	writeFixes(w, t.Fixes)
 }
 

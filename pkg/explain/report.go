@@ -69,6 +69,9 @@ type TemplateReport struct {
 	Conflict *ConflictReport `json:"conflict,omitempty"`
 	// Nodes are the cluster's nodes, grouped, when a cluster was given.
 	Nodes *NodeReport `json:"nodes,omitempty"`
+	// Retiring is set when retiring nodes run the pod: whether it stays
+	// on them or leaves them for others.
+	Retiring *RetiringReport `json:"retiring,omitempty"`
 	// Unresolved is why a registry did not answer for an image, when
 	// registries were asked: the decision then follows onFailure.
 	Unresolved string `json:"unresolved,omitempty"`
@@ -145,6 +148,9 @@ type NodeGroup struct {
 	Arch           string `json:"arch,omitempty"`
 	Nodes          int    `json:"nodes"`
 	Fit            int    `json:"fit"`
+	// FitRetiring counts, of Fit, the nodes labelled retiring
+	// (podneeds.LabelRetiring), which Score ranks last.
+	FitRetiring int `json:"fitRetiring,omitempty"`
 	// Reasons counts the other nodes by the reason the scheduler gives.
 	Reasons map[string]int `json:"reasons,omitempty"`
 	// Taints are the taints (key=value:effect) that keep the pod off

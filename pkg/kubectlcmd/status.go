@@ -17,6 +17,7 @@ limitations under the License.
 package kubectlcmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -60,6 +61,29 @@ type Status struct {
 	Gated []GatedPod `json:"gated"`
 	// Refusals are the newest Warning Events of RefusalReasons.
 	Refusals []Refusal `json:"refusals"`
+	// Retiring counts the nodes labelled retiring and the pods on them;
+	// nil when no node is.
+	Retiring *RetiringStatus `json:"retiring,omitempty"`
+}
+
+// RetiringStatus is the nodes labelled podneeds.LabelRetiring and the pods
+// on them (of the namespace, or of every namespace with -A; DaemonSet pods,
+// which go with their nodes, and finished pods aside).
+type RetiringStatus struct {
+	Nodes int `json:"nodes"`
+	Pods  int `json:"pods"`
+	// Staying are the pods of Pods that no node but a retiring one runs:
+	// draining the pool leaves them Pending.
+	Staying []StayingPod `json:"staying"`
+}
+
+// StayingPod is a pod on a retiring node that cannot move off the
+// retiring nodes.
+type StayingPod struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Node      string `json:"node"`
+	Why       string `json:"why"`
 }
 
 // PoolStatus is the nodes of one pool and platform.
@@ -111,7 +135,9 @@ and architecture, with their Ready nodes and taints; the pods publish mode holds
 at their scheduling gate until their images' platforms are known; and the newest
 Events that say a pod was not placed (FailedScheduling, AutoscalerBlind,
 ImagePlatformsUnknown, PlatformConflict, PublishRefused), in the namespace
-kubectl would use, or every namespace with -A.`,
+kubectl would use, or every namespace with -A. When nodes are labelled
+windows-aware.x-k8s.io/retiring=true, it counts them and the pods on them, and
+lists the pods that cannot move: no node but a retiring one runs them.`,
 		Example: `  kubectl windows-aware status -A
   kubectl windows-aware status -n web --since 10m -o json`,
 		Args: cobra.NoArgs,
@@ -156,6 +182,9 @@ func readStatus(ctx context.Context, client kubernetes.Interface, ns string, sin
 		return nil, err
 	}
 	s.Pools = pools(nodes)
+	if s.Retiring, err = readRetiring(ctx, client, ns, nodes); err != nil {
+		return nil, err
+	}
 
 	err = pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		return client.CoreV1().Pods(ns).List(ctx, opts)
@@ -192,6 +221,62 @@ func readStatus(ctx context.Context, client kubernetes.Interface, ns string, sin
 		s.Refusals = s.Refusals[:limit]
 	}
 	return s, nil
+}
+
+// readRetiring counts the retiring nodes and judges the pods on them by
+// the scheduler's profile (as explain finds it): those that no node but a
+// retiring one runs stay. Nil when no node is retiring.
+func readRetiring(ctx context.Context, client kubernetes.Interface, ns string, nodes []*v1.Node) (*RetiringStatus, error) {
+	onRetiring := map[string]bool{}
+	for _, n := range nodes {
+		if podneeds.Retiring(n) {
+			onRetiring[n.Name] = true
+		}
+	}
+	if len(onRetiring) == 0 {
+		return nil, nil
+	}
+	r := &RetiringStatus{Nodes: len(onRetiring), Staying: []StayingPod{}}
+	cluster := &explain.Cluster{Client: client}
+	profile, _, err := (&ExplainOptions{}).profile(ctx, cluster, io.Discard)
+	if err != nil {
+		if profile, err = explain.LoadProfile("", ""); err != nil {
+			return nil, err
+		}
+	}
+	e, err := explain.NewExplainer(ctx, profile)
+	if err != nil {
+		return nil, err
+	}
+	e.Nodes = nodes
+	groups := explain.GroupNodes(nodes)
+	err = pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		return client.CoreV1().Pods(ns).List(ctx, opts)
+	}).EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
+		pod := obj.(*v1.Pod)
+		if !onRetiring[pod.Spec.NodeName] || pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed || daemonSetPod(pod) {
+			return nil
+		}
+		r.Pods++
+		if rr := e.StaysOnRetiring(ctx, pod, groups); rr != nil && rr.Stays {
+			r.Staying = append(r.Staying, StayingPod{Namespace: pod.Namespace, Name: pod.Name, Node: pod.Spec.NodeName, Why: explain.WhyStays(rr, e.Releases)})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing the pods on retiring nodes: %w", err)
+	}
+	slices.SortFunc(r.Staying, func(a, b StayingPod) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	return r, nil
+}
+
+// daemonSetPod reports whether a DaemonSet owns the pod: it runs on every
+// node and goes with its node, so it never moves.
+func daemonSetPod(pod *v1.Pod) bool {
+	ref := metav1.GetControllerOf(pod)
+	return ref != nil && ref.Kind == "DaemonSet"
 }
 
 // lastSeen is when an Event last happened, in whichever field its
@@ -260,6 +345,16 @@ func writeStatus(w io.Writer, s *Status, now time.Time) error {
 		fmt.Fprintln(tw, "GATED POD\tFOR\tIMAGES")
 		for _, g := range s.Gated {
 			fmt.Fprintf(tw, "%s/%s\t%s\t%s\n", g.Namespace, g.Name, duration.HumanDuration(now.Sub(g.Since.Time)), strings.Join(g.Images, ","))
+		}
+	}
+	if r := s.Retiring; r != nil {
+		fmt.Fprintln(tw)
+		fmt.Fprintf(tw, "%d retiring node(s) (%s=%s), %d pod(s) on them, %d cannot move.\n", r.Nodes, podneeds.LabelRetiring, podneeds.RetiringValue, r.Pods, len(r.Staying))
+		if len(r.Staying) > 0 {
+			fmt.Fprintln(tw, "STAYING POD\tNODE\tWHY")
+			for _, p := range r.Staying {
+				fmt.Fprintf(tw, "%s/%s\t%s\t%s\n", p.Namespace, p.Name, p.Node, p.Why)
+			}
 		}
 	}
 	fmt.Fprintln(tw)

@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 )
 
@@ -107,3 +108,76 @@ func TestStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusRetiring: with the 2019 and 2022 pools retiring, status counts
+// their nodes and the pods on them, and lists the pods no other node runs.
+func TestStatusRetiring(t *testing.T) {
+	retiring := func(n *v1.Node) *v1.Node {
+		n.Labels[podneeds.LabelRetiring] = podneeds.RetiringValue
+		return n
+	}
+	on := func(name, node, image string) *v1.Pod {
+		p := fixture.Pod(name, "windows-aware", image)
+		p.Namespace = "web"
+		p.Spec.NodeName = node
+		return p
+	}
+	daemon := on("agent", "w2019", "mcr.microsoft.com/windows/servercore:ltsc2019")
+	daemon.OwnerReferences = []metav1.OwnerReference{{Kind: "DaemonSet", Name: "agent", Controller: ptrTo(true)}}
+	done := on("job", "w2019", "mcr.microsoft.com/windows/servercore:ltsc2019")
+	done.Status.Phase = v1.PodSucceeded
+	tests := []struct {
+		name        string
+		objects     []runtime.Object
+		want        *RetiringStatus
+		wantInText  []string
+		wantNoLines bool
+	}{
+		{
+			name: "no node retiring",
+			objects: []runtime.Object{fixture.Node("w2019", fixture.NodeOptions{OS: "windows", Build: "10.0.17763"}),
+				on("iis", "w2019", "mcr.microsoft.com/windows/servercore:ltsc2019")},
+			wantNoLines: true,
+		},
+		{
+			name: "the 2019 and 2022 pools retiring",
+			objects: []runtime.Object{
+				retiring(fixture.Node("w2019", fixture.NodeOptions{OS: "windows", Build: "10.0.17763"})),
+				retiring(fixture.Node("w2022", fixture.NodeOptions{OS: "windows", Build: "10.0.20348"})),
+				fixture.Node("w2025", fixture.NodeOptions{OS: "windows", Build: "10.0.26100"}),
+				on("iis", "w2019", "mcr.microsoft.com/windows/servercore:ltsc2019"),
+				on("nano", "w2022", "mcr.microsoft.com/windows/nanoserver:ltsc2022"),
+				on("new", "w2025", "mcr.microsoft.com/windows/server:ltsc2025"),
+				daemon, done,
+			},
+			want: &RetiringStatus{Nodes: 2, Pods: 2, Staying: []StayingPod{{Namespace: "web", Name: "iis", Node: "w2019",
+				Why: "only retiring nodes run it: every node of build 10.0.17763 (ltsc2019) that runs it is labelled windows-aware.x-k8s.io/retiring=true"}}},
+			wantInText: []string{"2 retiring node(s) (windows-aware.x-k8s.io/retiring=true), 2 pod(s) on them, 1 cannot move.", "STAYING POD", "web/iis"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := readStatus(t.Context(), fake.NewClientset(tt.objects...), "web", time.Now().Add(-time.Hour), 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, s.Retiring); diff != "" {
+				t.Errorf("retiring (-want +got):\n%s", diff)
+			}
+			var out bytes.Buffer
+			if err := writeStatus(&out, s, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantNoLines && strings.Contains(out.String(), "retiring") {
+				t.Errorf("text speaks of retiring nodes:\n%s", out.String())
+			}
+			for _, want := range tt.wantInText {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("text lacks %q:\n%s", want, out.String())
+				}
+			}
+		})
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
