@@ -75,7 +75,11 @@ and the annotation ` + publish.AnnotationPublished + ` recording them. It only a
 writes nothing into a pod whose own constraints contradict the decision. It
 admits every pod: on an error the pod is admitted unchanged.
 
-It serves /mutate (AdmissionReview v1), /healthz, /readyz and /metrics over
+It serves /mutate (AdmissionReview v1), /opt-in (a pod of a namespace, or of
+the cluster, that opts in becomes the profile's), /templates (a DaemonSet's,
+Deployment's, StatefulSet's, ReplicaSet's, Job's or CronJob's pod template
+that constrains no OS gets the kubernetes.io/os selector and the builds its
+images need, at CREATE and at an UPDATE that changes the template), /healthz, /readyz and /metrics over
 TLS (/metrics to a bearer token the API server authenticates and authorizes
 for get on /metrics, unless --metrics-auth=none), with the certificate and key files reloaded when they change, or with
 a CA and certificate it keeps itself in a Secret (--tls-secret), shared by

@@ -89,6 +89,10 @@ func serve(ctx context.Context, logger klog.Logger, publisher *publish.Publisher
 	mux := http.NewServeMux()
 	mux.Handle("/mutate", publisher.Handler(logger))
 	mux.Handle("/opt-in", publisher.OptInHandler(logger))
+	// Workload templates (DaemonSets and the other kinds of
+	// publish.workloadResources): served always, called only where the
+	// webhook configuration asks for it.
+	mux.Handle("/templates", publisher.TemplatesHandler(logger))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if stopping.Load() {

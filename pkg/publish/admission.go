@@ -98,6 +98,11 @@ func (p *Publisher) admit(logger klog.Logger, req *admissionv1.AdmissionRequest,
 // marshalled from the same type, so fields this build does not know of
 // (sent by a newer API server) are in neither and are never removed.
 func createPatch(original, published *v1.Pod) ([]byte, error) {
+	return createPatchOf(original, published)
+}
+
+// createPatchOf is createPatch for any two objects of one type.
+func createPatchOf(original, published any) ([]byte, error) {
 	before, err := json.Marshal(original)
 	if err != nil {
 		return nil, err

@@ -33,6 +33,18 @@ var Admissions = metrics.NewCounterVec(
 	[]string{"outcome"},
 )
 
+// TemplateAdmissions counts the workloads the templates webhook was asked
+// about, by outcome.
+var TemplateAdmissions = metrics.NewCounterVec(
+	&metrics.CounterOpts{
+		Subsystem:      "windows_aware",
+		Name:           "admission_templates_total",
+		Help:           "Workload admission requests (DaemonSets, Deployments, StatefulSets, ReplicaSets, Jobs, CronJobs) the templates webhook answered, by outcome: stamped, skipped, conflict, unknown, error. Every workload is admitted.",
+		StabilityLevel: metrics.ALPHA,
+	},
+	[]string{"outcome"},
+)
+
 var registerOnce sync.Once
 
 // RegisterMetrics registers the webhook's metrics in registry; later calls
@@ -42,6 +54,10 @@ func RegisterMetrics(registry metrics.KubeRegistry) {
 		registry.MustRegister(Admissions)
 		for _, o := range []Outcome{OutcomeStamped, OutcomeGated, OutcomeConflict, OutcomeSkipped, OutcomeError, OutcomeOptedIn} {
 			Admissions.WithLabelValues(string(o)) // every outcome shows, at 0
+		}
+		registry.MustRegister(TemplateAdmissions)
+		for _, o := range []Outcome{OutcomeStamped, OutcomeSkipped, OutcomeConflict, OutcomeUnknown, OutcomeError} {
+			TemplateAdmissions.WithLabelValues(string(o))
 		}
 	})
 }

@@ -23,25 +23,34 @@ import (
 	"net/http"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 )
 
 // maxReviewBytes bounds an AdmissionReview's body: the API server caps
-// objects at 3 MiB, and a review carries one pod.
+// objects at 3 MiB, and a review carries one object, twice at an UPDATE.
 const maxReviewBytes = 8 << 20
 
 // Handler serves AdmissionReview v1 requests by Admit, counting each in
 // Admissions. A body that is not a review gets 400: the API server sent
 // something else than a review, and failurePolicy decides.
-func (p *Publisher) Handler(logger klog.Logger) http.Handler { return p.handler(logger, p.Admit) }
+func (p *Publisher) Handler(logger klog.Logger) http.Handler {
+	return p.handler(logger, Admissions, p.Admit)
+}
 
 // OptInHandler serves AdmissionReview v1 requests by AdmitOptIn, as
 // Handler does.
 func (p *Publisher) OptInHandler(logger klog.Logger) http.Handler {
-	return p.handler(logger, p.AdmitOptIn)
+	return p.handler(logger, Admissions, p.AdmitOptIn)
 }
 
-func (p *Publisher) handler(logger klog.Logger, admit func(klog.Logger, *admissionv1.AdmissionRequest) (*admissionv1.AdmissionResponse, Outcome)) http.Handler {
+// TemplatesHandler serves AdmissionReview v1 requests for workloads by
+// AdmitTemplate, counting each in TemplateAdmissions.
+func (p *Publisher) TemplatesHandler(logger klog.Logger) http.Handler {
+	return p.handler(logger, TemplateAdmissions, p.AdmitTemplate)
+}
+
+func (p *Publisher) handler(logger klog.Logger, counter *metrics.CounterVec, admit func(klog.Logger, *admissionv1.AdmissionRequest) (*admissionv1.AdmissionResponse, Outcome)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			http.Error(w, "POST an AdmissionReview", http.StatusMethodNotAllowed)
@@ -49,18 +58,19 @@ func (p *Publisher) handler(logger klog.Logger, admit func(klog.Logger, *admissi
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxReviewBytes+1))
 		if err != nil || len(body) > maxReviewBytes {
-			Admissions.WithLabelValues(string(OutcomeError)).Inc()
+			counter.WithLabelValues(string(OutcomeError)).Inc()
 			http.Error(w, "cannot read the request body", http.StatusBadRequest)
 			return
 		}
 		var review admissionv1.AdmissionReview
 		if err := json.Unmarshal(body, &review); err != nil || review.Request == nil {
-			Admissions.WithLabelValues(string(OutcomeError)).Inc()
+			counter.WithLabelValues(string(OutcomeError)).Inc()
 			http.Error(w, fmt.Sprintf("not an AdmissionReview with a request: %v", err), http.StatusBadRequest)
 			return
 		}
 		resp, outcome := admit(logger, review.Request)
-		Admissions.WithLabelValues(string(outcome)).Inc()
+		counter.WithLabelValues(string(outcome)).Inc()
+		warn(logger, review.Request, resp)
 		out := admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp}
 		if out.APIVersion == "" {
 			out.APIVersion, out.Kind = admissionv1.SchemeGroupVersion.String(), "AdmissionReview"
