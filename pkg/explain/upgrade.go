@@ -36,7 +36,7 @@ type UpgradeInput struct {
 	// Target is the build the nodes move to (ParseTarget).
 	Target windows.Build
 	// Pool is LABEL=VALUE, the nodes that move; "" moves every Windows
-	// node of another build than Target.
+	// node of a build older than Target.
 	Pool string
 	// Nodes are the cluster's nodes.
 	Nodes []*v1.Node
@@ -155,13 +155,13 @@ func (p *UpgradePlan) add(wp WorkloadPlan) {
 
 // MovingNodes are the nodes an upgrade moves to target: those of the pool
 // (LABEL=VALUE), which must be Windows nodes, or with no pool every
-// Windows node of another build. A pool that selects no node is an error
+// Windows node of an older build. A pool that selects no node is an error
 // that names the pools there are.
 func MovingNodes(nodes []*v1.Node, pool string, target windows.Build) ([]*v1.Node, error) {
 	var moving []*v1.Node
 	if pool == "" {
 		for _, n := range nodes {
-			if p := podneeds.PlatformOf(n); strings.EqualFold(p.OS, windows.OSWindows) && p.Build != target.String() {
+			if b, ok := windows.ParseBuild(podneeds.PlatformOf(n).Build); ok && strings.EqualFold(podneeds.NodeOS(n), windows.OSWindows) && b.Compare(target) < 0 {
 				moving = append(moving, n)
 			}
 		}

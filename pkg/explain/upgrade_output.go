@@ -68,7 +68,7 @@ func WriteUpgradeTable(w io.Writer, p *UpgradePlan, releases []windows.Release) 
 
 // upgradeTitle says what moves where.
 func upgradeTitle(p *UpgradePlan, releases []windows.Release) string {
-	what := "every Windows node of another build"
+	what := "every Windows node of an older build"
 	if p.Pool != "" {
 		what = "pool " + p.Pool
 	}

@@ -38,7 +38,7 @@ type UpgradePlan struct {
 	Target        string `json:"target"`
 	TargetRelease string `json:"targetRelease,omitempty"`
 	// Pool is the LABEL=VALUE of the pool planned, "" for every Windows
-	// node of another build than Target.
+	// node of a build older than Target.
 	Pool string `json:"pool,omitempty"`
 	// Moving counts the nodes that move to Target, and From names their
 	// builds now.

@@ -270,7 +270,7 @@ func TestPlanUpgradeSummaryAndOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"Upgrade of every Windows node of another build to 10.0.20348 (ltsc2022): 3 node(s) move, from 10.0.17763 (ltsc2019)",
+		"Upgrade of every Windows node of an older build to 10.0.20348 (ltsc2022): 3 node(s) move, from 10.0.17763 (ltsc2019)",
 		img2019 + " has 10.0.17763 (ltsc2019) only: use mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022",
 		img2025 + " has 10.0.26100 (ltsc2025) only: use mcr.microsoft.com/windows/servercore:ltsc2022",
 		"web/iis19-a   w19-1  Deployment iis19  " + img2019 + " has 10.0.17763 (ltsc2019) only; no node that stays at its build runs it",

@@ -46,7 +46,7 @@ type UpgradePlanOptions struct {
 	// To is the target: 2025, ltsc2025 or 10.0.26100.
 	To string
 	// Pool is LABEL=VALUE, the nodes that move; "" for every Windows node
-	// of another build.
+	// of an older build.
 	Pool string
 	// AllNamespaces plans every namespace, not only Connect's.
 	AllNamespaces bool
@@ -95,7 +95,7 @@ unknown, 1 when the cluster cannot be read or the input is wrong.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&o.To, "to", "", "the Windows Server release the nodes move to: 2022, 2025, a token such as ltsc2025, or a build such as 10.0.26100")
-	fs.StringVar(&o.Pool, "pool", "", "LABEL=VALUE of the nodes that move (default: every Windows node of another build)")
+	fs.StringVar(&o.Pool, "pool", "", "LABEL=VALUE of the nodes that move (default: every Windows node of an older build)")
 	fs.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "plan the workloads of every namespace")
 	fs.StringVar(&o.Config, "config", "", "the scheduler's KubeSchedulerConfiguration file, for its WindowsAware args")
 	fs.StringVar(&o.ConfigMap, "config-map", "", "NAMESPACE/NAME of the ConfigMap that holds the scheduler's configuration")
