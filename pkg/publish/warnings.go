@@ -1,0 +1,164 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package publish
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/windows-aware/windows-aware/pkg/advice"
+	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/apis/config/validation"
+	"github.com/windows-aware/windows-aware/pkg/inventory"
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/windows"
+)
+
+// LabelEnforce, set to "true" on a namespace, turns the warnings about the
+// pods and workloads created there into a refusal (the warnings webhook's
+// enforcing entry selects such namespaces). Elsewhere the warnings never
+// refuse anything.
+const LabelEnforce = "windows-aware.x-k8s.io/enforce"
+
+// Warner tells, at admission, why a pod or a workload's pod template can
+// run on no node the cluster has or can get: no node of its OS, none of a
+// build that runs its images, or a conflict between its images or with
+// its own selectors. It says it in explain's words (package advice). It
+// decides as the profile's scheduler does, by tags alone unless Facts are
+// given, and judges the nodes of an inventory, one verdict per class.
+type Warner struct {
+	profile  string
+	decider  *podneeds.Decider
+	releases []windows.Release
+	nodes    Inventory
+	// facts, when set, are what registries told of images, looked up and
+	// never asked: they are read for every pod, whatever it declares, so
+	// that a pod that says it is Linux but whose image its registry lists
+	// for Windows alone is a conflict.
+	facts podneeds.Facts
+}
+
+// Inventory is where the Warner finds the cluster's nodes.
+type Inventory interface {
+	Snapshot() *inventory.Snapshot
+}
+
+// NewWarner returns the Warner of a profile's args, which it validates as
+// the scheduler does. facts may be nil (tags alone): the webhook asks no
+// registry.
+func NewWarner(profile string, args *config.WindowsAwareArgs, nodes Inventory, facts podneeds.Facts) (*Warner, error) {
+	if err := validation.ValidateWindowsAwareArgs(nil, args); err != nil {
+		return nil, fmt.Errorf("profile %q: invalid WindowsAwareArgs: %w", profile, err)
+	}
+	decider, err := podneeds.New(args)
+	if err != nil {
+		return nil, fmt.Errorf("profile %q: %w", profile, err)
+	}
+	// explain's names for builds (explain.Releases).
+	releases := slices.Concat(windows.KnownReleases, windows.HostOnlyReleases)
+	for _, r := range args.ExtraReleases {
+		if b, ok := windows.ParseBuild(r.Build); ok {
+			releases = append(releases, windows.Release{Token: r.Token, Build: b})
+		}
+	}
+	w := &Warner{profile: profile, decider: decider, releases: releases, nodes: nodes}
+	if facts != nil {
+		w.facts = knownFacts{facts}
+	}
+	return w, nil
+}
+
+// Warnings says why the pod (a pod, or a workload's template as a pod;
+// subject names it: "Deployment web") can run nowhere, one line a
+// warning, each at most MaxWarningLength characters; none when it runs
+// somewhere, or when the inventory has not listed every node yet.
+func (w *Warner) Warnings(subject string, pod *v1.Pod) []string {
+	d := w.decider.Decide(pod, w.facts)
+	if d.Conflict() != "" {
+		lines := warningLines(subject + ": " + d.Conflict())
+		if fix := advice.ConflictFix(string(d.ConflictKind())); fix != "" {
+			lines = append(lines, warningLines("fix: "+fix)...)
+		}
+		return lines
+	}
+	s := w.nodes.Snapshot()
+	if !s.Synced {
+		return nil
+	}
+	v := s.Judge(d, pod, pod.Spec.SchedulerName == w.profile)
+	if v.Runs() {
+		return nil
+	}
+	var fixes []string
+	if d.OS() == windows.OSWindows {
+		for _, c := range v.Malformed {
+			fixes = append(fixes, advice.MalformedBuildFix(inventory.PoolName(c), c.Platform.Build))
+		}
+	}
+	if len(v.TaintedPools) > 0 {
+		fixes = append(fixes, advice.TaintFix(joinNames(v.TaintedPools), v.Taints))
+	} else {
+		fixes = append(fixes, advice.MissingPool(w.needOf(d), w.releases, v.WindowsBuilds))
+	}
+	lines := warningLines(fmt.Sprintf("%s runs on none of the cluster's %d node(s) and NodePool(s)", subject, s.Nodes+len(s.NodePools)))
+	for _, f := range fixes {
+		lines = append(lines, warningLines(f)...)
+	}
+	return lines
+}
+
+// needOf is what explain reports of a decision, for advice.MissingPool.
+func (w *Warner) needOf(d *podneeds.Decision) advice.Need {
+	need := advice.Need{OS: d.OS()}
+	if d.OS() != windows.OSWindows {
+		return need
+	}
+	builds, every := d.HostBuilds()
+	need.AnyBuild = every
+	for _, b := range builds {
+		need.HostBuilds = append(need.HostBuilds, b.String())
+	}
+	if t := d.Target(); !t.IsZero() {
+		need.PreferredBuild = t.Build.String()
+	}
+	for _, img := range d.Images() {
+		if img.Source == podneeds.SourceTag {
+			need.FromTag = true
+		}
+	}
+	return need
+}
+
+func joinNames(names []string) string { return strings.Join(names, ", ") }
+
+// knownFacts reads what is known of every pod's images, whatever OS the
+// pod declares, and takes an image nothing is known of, or whose registry
+// failed, as one decided by its tag: a warning says only what is known.
+type knownFacts struct{ facts podneeds.Facts }
+
+func (k knownFacts) Resolves(string) bool { return true }
+
+func (k knownFacts) PlatformsOf(pod *v1.Pod, ref string) (podneeds.Listing, bool, error) {
+	listing, known, err := k.facts.PlatformsOf(pod, ref)
+	if err != nil || !known {
+		return podneeds.Listing{}, false, nil
+	}
+	return listing, true, nil
+}
