@@ -117,7 +117,11 @@ func (w *Warner) Warnings(subject string, pod *v1.Pod) []string {
 	} else {
 		fixes = append(fixes, advice.MissingPool(w.needOf(d), w.releases, v.WindowsBuilds))
 	}
-	lines := warningLines(fmt.Sprintf("%s runs on none of the cluster's %d node(s) and NodePool(s)", subject, s.Nodes+len(s.NodePools)))
+	summary := fmt.Sprintf("%s runs on none of the cluster's %d node(s)", subject, s.Nodes)
+	if len(s.NodePools) > 0 {
+		summary += fmt.Sprintf(", nor on those its %d NodePool(s) make", len(s.NodePools))
+	}
+	lines := warningLines(summary)
 	for _, f := range fixes {
 		lines = append(lines, warningLines(f)...)
 	}

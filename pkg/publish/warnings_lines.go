@@ -46,7 +46,9 @@ func warningLines(text string) []string {
 		open = len(line)
 	}
 	for _, word := range words {
-		if len(line) > open && len(line)+1+len(word) > MaxWarningLength {
+		// A word that fits a line of its own starts one; a longer one is
+		// cut from where this line stands.
+		if len(line) > open && len(line)+1+len(word) > MaxWarningLength && len(word) <= MaxWarningLength-len(warningPrefix+continuation) {
 			flush()
 		}
 		if len(line) > open {
