@@ -59,6 +59,8 @@ type options struct {
 	// (controller-only mode, under an identity of its own).
 	webhook bool
 	ungate  ungateOptions
+	// warnings: the warnings webhook (warnings.go).
+	warnings warningsOptions
 }
 
 func newCommand() *cobra.Command {
@@ -121,6 +123,7 @@ The webhook itself then needs no right on pods.`,
 	fs.BoolVar(&o.webhook, "webhook", true,
 		"serve the webhook; --webhook=false --ungate runs the controller that removes publish gates alone, with no TLS and no webhook port")
 	o.ungate.addFlags(fs)
+	o.warnings.addFlags(fs)
 	o.metricsAuth.addFlags(fs)
 	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(klogFlags)

@@ -93,6 +93,9 @@ func serve(ctx context.Context, logger klog.Logger, publisher *publish.Publisher
 	// publish.workloadResources): served always, called only where the
 	// webhook configuration asks for it.
 	mux.Handle("/templates", publisher.TemplatesHandler(logger))
+	if err := o.registerWarnings(ctx, logger, mux); err != nil {
+		return err
+	}
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if stopping.Load() {

@@ -1,0 +1,183 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/spf13/pflag"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+
+	"github.com/windows-aware/windows-aware/pkg/explain"
+	"github.com/windows-aware/windows-aware/pkg/inventory"
+	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/webhookcert"
+)
+
+// The warnings webhook's paths: the second for namespaces labelled
+// publish.LabelEnforce=true, where a warning refuses the object.
+const (
+	warningsPath        = "/warnings"
+	warningsEnforcePath = "/warnings/enforce"
+)
+
+// caBundlePeriod is how often the CA the replicas keep is copied into the
+// warnings' ValidatingWebhookConfiguration, besides at start: the CA is
+// renewed years apart, and a new one is trusted beside the old for long.
+const caBundlePeriod = time.Minute
+
+// warningsOptions are the flags of the warnings webhook.
+type warningsOptions struct {
+	enabled bool
+	// webhookConfiguration is the ValidatingWebhookConfiguration into
+	// whose webhooks the CA bundle is patched, with --tls-secret.
+	webhookConfiguration string
+}
+
+func (w *warningsOptions) addFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&w.enabled, "warnings", false,
+		"serve "+warningsPath+" and "+warningsEnforcePath+" (a validating webhook): warn, at the creation of a pod or workload, that it runs on no node "+
+			"the cluster has or can get; needs list and watch on nodes (and on karpenter.sh nodepools, where served)")
+	fs.StringVar(&w.webhookConfiguration, "warnings-webhook-configuration", "",
+		"with --warnings and --tls-secret: the ValidatingWebhookConfiguration into whose webhooks the CA bundle is patched")
+}
+
+// registerWarnings serves the warnings on mux when --warnings is given:
+// it starts the node inventory (and, with --tls-secret, the copy of the CA
+// into the validating configuration) until ctx ends. The inventory lists
+// in the background; until it has, no warning is given.
+func (o *options) registerWarnings(ctx context.Context, logger klog.Logger, mux *http.ServeMux) error {
+	if !o.warnings.enabled {
+		if o.warnings.webhookConfiguration != "" {
+			return errors.New("--warnings-webhook-configuration goes with --warnings")
+		}
+		return nil
+	}
+	profile, err := explain.LoadProfile(o.config, o.profile)
+	if err != nil {
+		return err
+	}
+	cfg, err := o.ungate.restConfig()
+	if err != nil {
+		return fmt.Errorf("warnings: the API server's address and credentials (--kubeconfig, else in-cluster): %w", err)
+	}
+	cfg.UserAgent = "windows-aware-admission"
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	nodes := inventory.New()
+	if err := nodes.Start(ctx, client, dyn, logger); err != nil {
+		return fmt.Errorf("warnings: the node inventory: %w", err)
+	}
+	// The webhook runs no image resolver: warnings come from tags.
+	warner, err := publish.NewWarner(profile.Name, profile.Args, nodes, nil)
+	if err != nil {
+		return err
+	}
+	publish.RegisterWarningMetrics(metricsRegistry())
+	mux.Handle(warningsPath, warner.WarningsHandler(logger, false))
+	mux.Handle(warningsEnforcePath, warner.WarningsHandler(logger, true))
+	if o.selfTLS.secret != "" {
+		if o.warnings.webhookConfiguration == "" {
+			return errors.New("--warnings with --tls-secret needs --warnings-webhook-configuration")
+		}
+		go o.keepWarningsCABundle(ctx, logger, client)
+	}
+	logger.Info("Serving warnings", "paths", []string{warningsPath, warningsEnforcePath})
+	return nil
+}
+
+// keepWarningsCABundle copies the CA bundle the replicas keep in their
+// Secret into the warnings' ValidatingWebhookConfiguration, at start and
+// every caBundlePeriod, until ctx ends.
+func (o *options) keepWarningsCABundle(ctx context.Context, logger klog.Logger, client kubernetes.Interface) {
+	namespace, name, _ := o.selfTLS.secretRef()
+	for {
+		if err := patchWarningsCABundle(ctx, client, namespace, name, o.warnings.webhookConfiguration); err != nil && ctx.Err() == nil {
+			logger.Error(err, "Keeping the CA bundle of the warnings' webhook configuration", "retryIn", caBundlePeriod)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(caBundlePeriod):
+		}
+	}
+}
+
+// patchWarningsCABundle sets the caBundle of every webhook of the
+// configuration that lacks the Secret's, with a JSON patch that first tests
+// each webhook's name at its index, as webhookcert does for the mutating
+// configuration.
+func patchWarningsCABundle(ctx context.Context, client kubernetes.Interface, namespace, secret, configuration string) error {
+	s, err := client.CoreV1().Secrets(namespace).Get(ctx, secret, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("reading Secret %s/%s: %w", namespace, secret, err)
+	}
+	b, err := webhookcert.Parse(s.Data)
+	if err != nil {
+		return fmt.Errorf("the Secret %s/%s: %w", namespace, secret, err)
+	}
+	want, err := b.CABundle()
+	if err != nil {
+		return err
+	}
+	configs := client.AdmissionregistrationV1().ValidatingWebhookConfigurations()
+	cfg, err := configs.Get(ctx, configuration, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("reading ValidatingWebhookConfiguration %s: %w", configuration, err)
+	}
+	type op struct {
+		Op    string `json:"op"`
+		Path  string `json:"path"`
+		Value any    `json:"value"`
+	}
+	var ops []op
+	for i, w := range cfg.Webhooks {
+		if bytes.Equal(w.ClientConfig.CABundle, want) {
+			continue
+		}
+		ops = append(ops,
+			op{Op: "test", Path: fmt.Sprintf("/webhooks/%d/name", i), Value: w.Name},
+			op{Op: "add", Path: fmt.Sprintf("/webhooks/%d/clientConfig/caBundle", i), Value: want})
+	}
+	if len(ops) == 0 {
+		return nil
+	}
+	patch, err := json.Marshal(ops)
+	if err != nil {
+		return err
+	}
+	if _, err := configs.Patch(ctx, cfg.Name, types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("patching the CA bundle into ValidatingWebhookConfiguration %s: %w", cfg.Name, err)
+	}
+	return nil
+}
