@@ -217,7 +217,7 @@ func (c *cache) insert(e *entry) {
 		e.elem = c.order.PushFront(e)
 	}
 	c.counts[e.kind()]++
-	e.size = e.approxSize()
+	e.size = e.sizeOf()
 	c.bytes += e.size
 	c.addAlias(e, e.ref.key)
 	c.evict()
@@ -248,7 +248,7 @@ func (c *cache) update(e *entry, change func()) {
 	if c.entries[e.key()] != e {
 		return
 	}
-	size := e.approxSize()
+	size := e.sizeOf()
 	grew := size > e.size
 	c.bytes += size - e.size
 	e.size = size

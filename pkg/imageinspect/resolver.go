@@ -31,6 +31,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
@@ -135,6 +136,9 @@ type Resolver struct {
 	policy  *egressPolicy
 	creds   *credentials
 	metrics *resolverMetrics
+	// buildsChanged counts the tags whose Windows builds changed between
+	// two resolutions (buildschange.go).
+	buildsChanged metrics.CounterMetric
 	// queue hands out runs a namespace at a time (fairqueue.go).
 	queue    *fairQueue[entryKey]
 	backoff  workqueue.TypedRateLimiter[entryKey]
@@ -186,6 +190,7 @@ func New(cfg Config) (*Resolver, error) {
 		pausedUntil: map[string]time.Time{},
 	}
 	r.fetch = r.resolveWithin
+	r.buildsChanged = newBuildsChangedMetric()
 	creds.onSecretChange(r.forgetSecret) // rotation.go
 	for _, rp := range policy.registries {
 		r.tr[rp] = policy.newGuardTransport(rp, cfg.RequestTimeout, r.metrics)
@@ -731,10 +736,20 @@ func (r *Resolver) finishRun(ctx context.Context, rn run, out outcome, took time
 	e := rn.e
 	r.releaseSlot(rn.ref.host)
 	result := "resolved"
+	var changed *BuildsChange // a change this run found, logged once unlocked
 	if out.err == nil {
+		fresh := out.resolved()
+		if e.ref.isTag() && e.res.State == StateResolved {
+			// A refresh: the facts it replaces are the tag's last read.
+			fresh.Changed = buildsChange(e.res, fresh)
+			if fresh.Changed != nil && fresh.Changed != e.res.Changed {
+				changed = fresh.Changed
+				r.buildsChanged.Inc()
+			}
+		}
 		r.cache.update(e, func() {
 			e.inflight, e.pending = false, false
-			e.res = out.resolved()
+			e.res = fresh
 			e.freshUntil = now.Add(r.cfg.TagTTL)
 			e.retryAt, e.autoRetries = time.Time{}, 0
 		})
@@ -755,8 +770,10 @@ func (r *Resolver) finishRun(ctx context.Context, rn run, out outcome, took time
 		if e.ref.isTag() {
 			// The digest's facts never change: keep them, in the same
 			// scope, for digest references and for the next HEAD of this
-			// tag.
-			if n := r.storeFacts(rn.ref.digestRef(out.digest), scope, rn.pull, res, now); len(n.waiters) > 0 {
+			// tag, without the tag's BuildsChange.
+			digestRes := res
+			digestRes.Changed = nil
+			if n := r.storeFacts(rn.ref.digestRef(out.digest), scope, rn.pull, digestRes, now); len(n.waiters) > 0 {
 				notices = append(notices, n)
 			}
 		}
@@ -795,6 +812,10 @@ func (r *Resolver) finishRun(ctx context.Context, rn run, out outcome, took time
 
 	if out.err == nil {
 		logger.V(2).Info("Resolved image platforms", "image", rn.ref.key, "digest", out.digest, "platforms", formatPlatforms(out.platforms), "duration", took)
+	}
+	if changed != nil {
+		logger.Info("A tag's Windows builds changed since it was last read", "image", rn.ref.key, "oldBuilds", changed.Old, "builds", changed.New,
+			"oldDigest", changed.OldDigest, "digest", changed.Digest)
 	}
 	if fn == nil {
 		return

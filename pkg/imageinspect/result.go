@@ -63,4 +63,8 @@ type Result struct {
 	// Stale is set on the facts of a tag older than the tag TTL: they are
 	// still served, and Want refreshes them in the background.
 	Stale bool
+	// Changed is set on a tag's facts when its last resolution found
+	// other Windows builds than the facts it replaced; Claim it to tell
+	// of it once.
+	Changed *BuildsChange
 }
