@@ -30,7 +30,10 @@
 #   whole scheduler  test/bench/perf: upstream's scheduler_perf harness
 #                    (in-process kube-apiserver, etcd from bin/tools).
 #
-# Results go to _output/bench/<mode>/ (ignored by git).
+# Results go to _output/bench/<mode>/ (ignored by git), the whole-scheduler
+# rounds' CPU profiles among them (cpu-perf-round-<n>.prof, the pods each
+# workload scheduled in cpu-perf-round-<n>.jsonl, and their attribution by
+# workload in schedcpu-round-<n>.txt).
 #
 # Knobs (environment):
 #   BENCH_COUNT      plugin-level runs per benchmark      (full 6, ci 1)
@@ -183,6 +186,15 @@ run_plugins() {
     -benchtime "$BENCH_TIME" -count "$BENCH_COUNT" >"$out/preenqueue.txt" 2>&1 \
     || { cat "$out/preenqueue.txt" >&2; die "BenchmarkPreEnqueue failed"; }
   grep -E '^Benchmark' "$out/preenqueue.txt" >>"$out/plugins.txt"
+  # The admission webhook's warnings at 5,000 nodes (targets: p99 <= 5 ms a
+  # review, throughput with warnings on >= 0.9x off) and the memory of its
+  # node inventory (<= 20 MiB); in a file of their own, which the report
+  # does not read.
+  log "admission: warnings and the node inventory at 5,000 nodes"
+  "$GO" test ./pkg/publish ./pkg/inventory -run '^$' -bench '^(BenchmarkWarningsAdmission|BenchmarkInventoryMemory)$' \
+    -benchtime "$BENCH_TIME" -count "$BENCH_COUNT" >"$out/warnings.txt" 2>&1 \
+    || { cat "$out/warnings.txt" >&2; die "BenchmarkWarningsAdmission or BenchmarkInventoryMemory failed"; }
+  grep -E '^Benchmark' "$out/warnings.txt" | sed 's/^/[bench]     /' >&2 || true
   echo "plugins_seconds=$((SECONDS - start))" >>"$out/meta.env"
   run_profiles "$out"
 }
@@ -227,9 +239,14 @@ run_perf() {
     log "  round $i/$PERF_COUNT"
     mkdir -p "$out/perf-logs/round-$i"
     set +e
+    # Each round is CPU-profiled: the scheduler's own CPU per pod, which
+    # the report reads by workload (test/bench/schedcpu labels each
+    # workload's goroutines and records the pods it scheduled beside the
+    # profile; hack/tools/benchreport/cpu.go says which samples count).
     (cd test/bench/perf && PATH="$TOOLS_DIR:$PATH" ARTIFACTS="$out/perf-logs/round-$i" KUBE_CACHE_MUTATION_DETECTOR=false \
+      SCHEDCPU_RECORDS="$out/cpu-perf-round-$i.jsonl" \
       "$out/perf.test" -test.run '^$' -test.bench '^(BenchmarkPerfScheduling|BenchmarkPerfResolution)$' -test.benchtime 1x \
-      -test.count 1 -test.timeout 180m \
+      -test.count 1 -test.timeout 180m -test.cpuprofile "$out/cpu-perf-round-$i.prof" \
       -perf-scheduling-label-filter="$PERF_LABELS" -data-items-dir "$out/perf") >>"$out/perf-output.txt" 2>&1
     rc=$?
     set -e
@@ -244,6 +261,11 @@ run_perf() {
     die "whole-scheduler benchmark failed (exit $rc): see $out/perf-output.txt and $out/perf-logs/"
   fi
   grep -E 'SchedulingThroughput/Average' "$out/perf.txt" | awk '{for (i=1;i<=NF;i++) if ($(i+1)=="SchedulingThroughput/Average") printf "[bench]   %-70s %8.1f pods/s\n", $1, $i}' >&2 || true
+  for ((i = 1; i <= PERF_COUNT; i++)); do
+    benchreport -cpu "$out/cpu-perf-round-$i.prof" >"$out/schedcpu-round-$i.txt" 2>&1 \
+      || log "  warning: no CPU attribution of round $i (see $out/schedcpu-round-$i.txt)"
+  done
+  grep -E 'WindowsMix/' "$out/schedcpu-round-1.txt" 2>/dev/null | awk '{printf "[bench]   %-70s %8s ms of scheduling CPU a pod\n", $1, $5}' >&2 || true
   echo "perf_seconds=$((SECONDS - start))" >>"$out/meta.env"
   run_perf_profile "$out"
 }

@@ -17,7 +17,9 @@ limitations under the License.
 // Command benchreport turns the results hack/bench.sh leaves in
 // _output/bench/<mode>/ into docs/benchmarks.md (a short page: the goals
 // and what was measured) and, with -full, every table into a generated
-// report beside the results; with -summary it prints the verdicts.
+// report beside the results; with -summary it prints the verdicts. With
+// -cpu it prints how a whole-scheduler CPU profile attributes its samples,
+// with -upstream the table of hack/upstream.sh bench.
 //
 // It is a module of its own so that golang.org/x/perf, which it reads
 // benchmark output with and whose benchstat hack/bench.sh runs, stays out
@@ -41,7 +43,22 @@ func main() {
 	root := flag.String("root", ".", "the repository's root, which the page names -full's path from")
 	findings := flag.String("findings", "", "hand-written findings to link, relative to the report")
 	summary := flag.Bool("summary", false, "print the target verdicts")
+	cpu := flag.String("cpu", "", "print a CPU profile's scheduling work by workload (cpu.go says which samples count), and exit")
+	upstream := flag.String("upstream", "", "print the ratios of a hack/upstream.sh bench results directory, and exit")
 	flag.Parse()
+	if *cpu != "" || *upstream != "" {
+		var err error
+		if *cpu != "" {
+			err = printCPU(os.Stdout, *cpu)
+		} else {
+			err = printUpstream(os.Stdout, *upstream)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchreport:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*in, *out, *fullOut, *root, *findings, *summary, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "benchreport:", err)
 		os.Exit(1)

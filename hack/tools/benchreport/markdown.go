@@ -72,6 +72,7 @@ func summary(w io.Writer, r *results, findings, fullName string) {
 	}
 	fmt.Fprintf(w, "\n\n## Goals\n\n")
 	targetsTable(w, r)
+	cpuNote(w, r)
 	machineTable(w, r)
 	fmt.Fprintf(w, "## Reproduce\n\n")
 	fmt.Fprintf(w, "`make bench` runs both levels (`hack/bench.sh full`), then `make bench-report`\n")
@@ -94,6 +95,7 @@ func full(w io.Writer, r *results) {
 	machineTable(w, r)
 	pluginTables(w, r)
 	perfTables(w, r)
+	cpuTable(w, r)
 	profileTables(w, r)
 	for _, k := range benchstatKeys {
 		if text, ok := r.benchstat[k.key]; ok {
@@ -239,4 +241,56 @@ func profileTables(w io.Writer, r *results) {
 		}
 		fmt.Fprintf(w, "<details><summary>%s</summary>\n\n```\n%s\n```\n\n</details>\n\n", p.name, strings.Join(lines, "\n"))
 	}
+}
+
+// cpuNote says why the whole scheduler is read by its CPU per pod, and
+// how the samples are attributed, so that anyone can check it.
+func cpuNote(w io.Writer, r *results) {
+	if len(r.cpu) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "## The whole scheduler's CPU per pod\n\n")
+	fmt.Fprintf(w, "The harness runs the scheduler, the API server and itself in one process: on a few cores the\n")
+	fmt.Fprintf(w, "throughput ratio is bound by the API server and the harness (scheduling is a small part of the\n")
+	fmt.Fprintf(w, "process's CPU), so it cannot show what the plugins do; the CPU the scheduler spends per pod can.\n")
+	fmt.Fprintf(w, "Each whole-scheduler round is CPU-profiled (`cpu-perf-round-<n>.prof` in the results directory,\n")
+	fmt.Fprintf(w, "beside `cpu-perf-round-<n>.jsonl`, the pods each workload's scheduler scheduled), and every goroutine\n")
+	fmt.Fprintf(w, "of a workload carries the pprof label `%s`. A sample is scheduling work when a frame of its\n", workloadLabel)
+	fmt.Fprintf(w, "stack is one of these functions or a closure of one:\n\n")
+	for _, root := range schedulingRoots {
+		fmt.Fprintf(w, "- `%s`\n", root)
+	}
+	fmt.Fprintf(w, "\nor when its goroutine is a `%s` worker running a function under\n", parallelWorker)
+	fmt.Fprintf(w, "`%s` (the parallel Filter, Score and preemption workers; the harness's pod-creating\n", schedulerPackage)
+	fmt.Fprintf(w, "workers are not). Not counted: the binding cycle and its API calls, the API server, the informers,\n")
+	fmt.Fprintf(w, "the harness. CPU per pod is a workload's scheduling samples over the pods its scheduler scheduled\n")
+	fmt.Fprintf(w, "(`scheduler_schedule_attempts_total{result=\"scheduled\"}`), median of the rounds.\n")
+	fmt.Fprintf(w, "`benchreport -cpu <profile>` prints one profile's attribution by workload.\n\n")
+}
+
+// cpuTable lists every workload's CPU per pod and throughput by span.
+func cpuTable(w io.Writer, r *results) {
+	if len(r.cpu) == 0 {
+		return
+	}
+	names := make([]string, 0, len(r.cpu))
+	for n := range r.cpu {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fmt.Fprintf(w, "Scheduling CPU per pod (ms, median of the runs; cpu.go says which samples count), and throughput over\n")
+	fmt.Fprintf(w, "the span of the measured pods (pods bound between the harness's first and last sample over the time between):\n\n")
+	var rows [][]string
+	for _, n := range names {
+		c := r.cpu[n]
+		cell := func(vs []float64, scale float64, format string) string {
+			if m, ok := median(vs); ok {
+				return fmt.Sprintf(format, m*scale)
+			}
+			return "–"
+		}
+		rows = append(rows, []string{"`" + strings.TrimPrefix(n, "Perf") + "`", fmt.Sprint(len(c.cpu)),
+			cell(c.cpu, 1e3, "%.3f"), cell(c.span, 1, "%.1f"), cell(c.win, 1, "%.1f")})
+	}
+	table(w, []string{"workload", "profiled runs", "CPU ms/pod", "pods/s by span", "measured s"}, rows)
 }

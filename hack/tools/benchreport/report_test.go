@@ -34,7 +34,9 @@ var update = flag.Bool("update", false, "rewrite testdata/benchmarks.golden.md")
 // placement checks. The BenchmarkPreEnqueue lines (-benchtime 20000x) and
 // the BenchmarkPerfResolution lines with their placements come from a
 // later run of each, on the same machine, and cpu-perf-*.txt from
-// hack/bench.sh's whole-scheduler profiling step run at 500 nodes.
+// hack/bench.sh's whole-scheduler profiling step run at 500 nodes, and
+// cpu-perf-round-1.prof with its .jsonl from a later smoke round of the
+// whole scheduler under -cpuprofile (a loaded machine: load about 18).
 const fixture = "testdata/run"
 
 // TestTargetsFromRealOutput holds the verdicts to values worked out by hand
@@ -63,8 +65,11 @@ func TestTargetsFromRealOutput(t *testing.T) {
 			wantGot: "3.48x", wantMet: false, wantWant: "≤ 0.4x"},
 		{name: "allocations, passing node", what: "plugin level: Filter allocations for a node that passes (worst pod and size)", wantGot: "0", wantMet: true, wantWant: "0"},
 		{name: "allocations, rejected node", what: "plugin level: Filter allocations for a node that is rejected (worst pod and size)", wantGot: "1", wantMet: true, wantWant: "≤ 1"},
+		{name: "CPU per pod over stock with selectors", what: "whole scheduler, 500Nodes_1000Pods: windows-aware scheduling CPU per pod / stock profile, the same pods with hand-written selectors",
+			// cpu-perf-round-1: 0.82 s over 1100 pods against 1.65 s over 1100
+			wantGot: "0.50x", wantMet: false, wantWant: "≤ 0.4x"},
 		{name: "over stock with selectors", what: "whole scheduler, 500Nodes_1000Pods: windows-aware throughput / stock profile, the same pods with hand-written selectors",
-			wantGot: "2.32x", wantMet: true, wantWant: "≥ 2.0x"}, // 135.2 / 58.23
+			wantGot: "2.32x", wantMet: true, wantWant: "≥ 1.5x"}, // 135.2 / 58.23
 		{name: "over stock without selectors", what: "whole scheduler, 500Nodes_1000Pods: windows-aware throughput / stock profile, the same pods with no selectors (misplaces the Windows pods)",
 			wantGot: "2.77x", wantMet: true, wantWant: "≥ 1.0x"}, // 135.2 / 48.82
 		{name: "over SchedulingBasic", what: "whole scheduler, 500Nodes_1000Pods: windows-aware throughput / stock profile, upstream's SchedulingBasic",

@@ -163,6 +163,9 @@ type results struct {
 	placements []placement
 	benchstat  map[string]string // benchstat-<key>.txt
 	profiles   []profile         // cpu-*.txt, by file name
+	// cpu is the whole scheduler's CPU per pod and throughput by span, by
+	// workload (cpu-perf-round-*.prof and .jsonl, cpu.go).
+	cpu map[string]*perPod
 }
 
 // profile is pprof's table of one CPU profile hack/bench.sh took.
@@ -211,6 +214,9 @@ func load(dir string) (*results, error) {
 		return nil, err
 	}
 	if r.profiles, err = readProfiles(dir); err != nil {
+		return nil, err
+	}
+	if r.cpu, err = loadCPU(dir); err != nil {
 		return nil, err
 	}
 	for _, key := range benchstatKeys {

@@ -60,6 +60,7 @@ import (
 	_ "github.com/windows-aware/windows-aware/pkg/apis/config/scheme" // WindowsAwareArgs in the scheduler's scheme
 	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+	"github.com/windows-aware/windows-aware/test/bench/schedcpu"
 )
 
 // topic names the JSON file the harness writes:
@@ -122,6 +123,10 @@ func (v *verifier) preRun(tCtx ktesting.TContext, w *perf.Workload) (func(), err
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.workload, v.name = w, tCtx.Name()
+	// The workload's API server and scheduler start after this, in
+	// goroutines that inherit the label: the CPU profile's samples say
+	// which workload they belong to.
+	schedcpu.Label(tCtx.Name())
 	return nil, nil
 }
 
@@ -136,6 +141,9 @@ func (v *verifier) prepare(tCtx ktesting.TContext) error {
 	tCtx.Cleanup(func() {
 		if tCtx.TB().Failed() || tCtx.Err() != nil {
 			return
+		}
+		if err := schedcpu.Record(name, topic); err != nil {
+			tCtx.Errorf("recording the pods scheduled: %v", err)
 		}
 		r := check(tCtx, name, w)
 		v.mu.Lock()
