@@ -250,6 +250,9 @@ func (res *resolution) platformsOf(pod *v1.Pod, ref string) (listing podneeds.Li
 		res.warn(pod, ref, fmt.Sprintf("could not read the platforms of image %q: %v", ref, r.Err))
 		return podneeds.Listing{}, false, res.facts.Failure(ref, r.Err)
 	}
+	if r.Changed != nil {
+		res.tellBuildsChanged(pod, ref, r.Changed)
+	}
 	return podneeds.Listing{Platforms: r.Platforms, Summary: r.Summary}, true, nil
 }
 
