@@ -192,3 +192,70 @@ app.kubernetes.io/component: publish-uninstall
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 {{- end }}
+
+{{/*
+The namespaces of the cluster-wide opt-in: every namespace but kube-system,
+the release's own and those labelled windows-aware.x-k8s.io/opt-in=false;
+those labelled "true" too unless the namespace opt-in's webhooks call for
+them already (one call per object, never two).
+*/}}
+{{- define "was.clusterWideNamespaces" -}}
+matchExpressions:
+  - key: windows-aware.x-k8s.io/opt-in
+    operator: NotIn
+    values: {{ if .Values.publish.namespaceOptIn }}["false", "true"]{{ else }}["false"]{{ end }}
+  - key: kubernetes.io/metadata.name
+    operator: NotIn
+    values: {{ list "kube-system" .Release.Namespace | uniq | toJson }}
+{{- end }}
+
+{{/* The resources of publish.templates.kinds, by API group. */}}
+{{- define "was.templateResources" -}}
+{{- $resources := dict "DaemonSet" (list "apps" "daemonsets") "Deployment" (list "apps" "deployments") "StatefulSet" (list "apps" "statefulsets") "ReplicaSet" (list "apps" "replicasets") "Job" (list "batch" "jobs") "CronJob" (list "batch" "cronjobs") }}
+{{- $apps := list }}
+{{- $batch := list }}
+{{- range (.Values.publish.templates | default dict).kinds }}
+{{- $r := get $resources . }}
+{{- if eq (index $r 0) "apps" }}{{ $apps = append $apps (index $r 1) }}{{ else }}{{ $batch = append $batch (index $r 1) }}{{ end }}
+{{- end }}
+{{- if not (or $apps $batch) }}
+{{- fail "publish.templates.kinds names no kind" }}
+{{- end }}
+{{- if $apps }}
+- apiGroups: ["apps"]
+  apiVersions: ["v1"]
+  operations: ["CREATE", "UPDATE"]
+  resources: {{ $apps | toJson }}
+  scope: Namespaced
+{{- end }}
+{{- if $batch }}
+- apiGroups: ["batch"]
+  apiVersions: ["v1"]
+  operations: ["CREATE", "UPDATE"]
+  resources: {{ $batch | toJson }}
+  scope: Namespaced
+{{- end }}
+{{- end }}
+
+{{/* A templates webhook but its name and namespaceSelector. */}}
+{{- define "was.templatesWebhook" -}}
+admissionReviewVersions: ["v1"]
+clientConfig:
+  service:
+    name: {{ include "was.publishName" . }}
+    namespace: {{ .Release.Namespace }}
+    path: /templates
+    port: 443
+rules:
+  {{- include "was.templateResources" . | trim | nindent 2 }}
+matchPolicy: Equivalent
+matchConditions:
+  - name: not-controlled
+    expression: "!has(object.metadata.ownerReferences) || !object.metadata.ownerReferences.exists(r, has(r.controller) && r.controller)"
+  - name: not-opted-out
+    expression: "!has(object.metadata.labels) || ((!('windows-aware.x-k8s.io/opt-in' in object.metadata.labels) || object.metadata.labels['windows-aware.x-k8s.io/opt-in'] != 'false') && (!('windows-aware.x-k8s.io/publish' in object.metadata.labels) || object.metadata.labels['windows-aware.x-k8s.io/publish'] != 'false'))"
+failurePolicy: {{ .Values.publish.failurePolicy }}
+timeoutSeconds: {{ .Values.publish.timeoutSeconds }}
+sideEffects: None
+reinvocationPolicy: Never
+{{- end }}
