@@ -37,6 +37,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/explain"
 	"github.com/windows-aware/windows-aware/pkg/imagefacts"
+	"github.com/windows-aware/windows-aware/pkg/imageinspect"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/ungate"
@@ -64,6 +65,20 @@ type Status struct {
 	// Retiring counts the nodes labelled retiring and the pods on them;
 	// nil when no node is.
 	Retiring *RetiringStatus `json:"retiring,omitempty"`
+	// BuildsChanged are the tags whose Windows builds changed since they
+	// were last read, newest first, from the scheduler's recent
+	// ImageBuildsChanged Events.
+	BuildsChanged []ChangedTag `json:"buildsChanged,omitempty"`
+}
+
+// ChangedTag is a tag whose Windows builds changed, as the Event of the
+// first pod placed by its new builds tells it.
+type ChangedTag struct {
+	Image     string      `json:"image"`
+	Namespace string      `json:"namespace"`
+	Pod       string      `json:"pod"`
+	Message   string      `json:"message"`
+	Last      metav1.Time `json:"last"`
 }
 
 // RetiringStatus is the nodes labelled podneeds.LabelRetiring and the pods
@@ -135,7 +150,8 @@ and architecture, with their Ready nodes and taints; the pods publish mode holds
 at their scheduling gate until their images' platforms are known; and the newest
 Events that say a pod was not placed (FailedScheduling, AutoscalerBlind,
 ImagePlatformsUnknown, PlatformConflict, PublishRefused), in the namespace
-kubectl would use, or every namespace with -A. When nodes are labelled
+kubectl would use, or every namespace with -A; and the tags whose Windows
+builds changed since they were last read (ImageBuildsChanged). When nodes are labelled
 windows-aware.x-k8s.io/retiring=true, it counts them and the pods on them, and
 lists the pods that cannot move: no node but a retiring one runs them.`,
 		Example: `  kubectl windows-aware status -A
@@ -206,7 +222,15 @@ func readStatus(ctx context.Context, client kubernetes.Interface, ns string, sin
 	}).EachListItem(ctx, metav1.ListOptions{FieldSelector: "type=Warning,involvedObject.kind=Pod"}, func(obj runtime.Object) error {
 		ev := obj.(*v1.Event)
 		last := lastSeen(ev)
-		if !slices.Contains(RefusalReasons, ev.Reason) || last.Time.Before(since) {
+		if last.Time.Before(since) {
+			return nil
+		}
+		if ev.Reason == imageinspect.EventImageBuildsChanged {
+			s.BuildsChanged = addChangedTag(s.BuildsChanged, ChangedTag{Image: changedImage(ev.Message), Namespace: ev.InvolvedObject.Namespace,
+				Pod: ev.InvolvedObject.Name, Message: ev.Message, Last: last})
+			return nil
+		}
+		if !slices.Contains(RefusalReasons, ev.Reason) {
 			return nil
 		}
 		s.Refusals = append(s.Refusals, Refusal{Namespace: ev.InvolvedObject.Namespace, Pod: ev.InvolvedObject.Name,
@@ -217,6 +241,10 @@ func readStatus(ctx context.Context, client kubernetes.Interface, ns string, sin
 		return nil, fmt.Errorf("listing events: %w", err)
 	}
 	slices.SortFunc(s.Refusals, func(a, b Refusal) int { return b.Last.Compare(a.Last.Time) })
+	slices.SortFunc(s.BuildsChanged, func(a, b ChangedTag) int { return b.Last.Compare(a.Last.Time) })
+	if len(s.BuildsChanged) > limit {
+		s.BuildsChanged = s.BuildsChanged[:limit]
+	}
 	if len(s.Refusals) > limit {
 		s.Refusals = s.Refusals[:limit]
 	}
@@ -277,6 +305,29 @@ func readRetiring(ctx context.Context, client kubernetes.Interface, ns string, n
 func daemonSetPod(pod *v1.Pod) bool {
 	ref := metav1.GetControllerOf(pod)
 	return ref != nil && ref.Kind == "DaemonSet"
+}
+
+// changedImage is the tag an ImageBuildsChanged Event names first, quoted
+// ("tag \"…\" now lists …"); the message itself when it names none.
+func changedImage(msg string) string {
+	if _, rest, ok := strings.Cut(msg, `"`); ok {
+		if image, _, ok := strings.Cut(rest, `"`); ok {
+			return image
+		}
+	}
+	return msg
+}
+
+// addChangedTag adds t, keeping one entry per image: the newest.
+func addChangedTag(tags []ChangedTag, t ChangedTag) []ChangedTag {
+	i := slices.IndexFunc(tags, func(o ChangedTag) bool { return o.Image == t.Image })
+	switch {
+	case i < 0:
+		return append(tags, t)
+	case tags[i].Last.Before(&t.Last):
+		tags[i] = t
+	}
+	return tags
 }
 
 // lastSeen is when an Event last happened, in whichever field its
@@ -355,6 +406,13 @@ func writeStatus(w io.Writer, s *Status, now time.Time) error {
 			for _, p := range r.Staying {
 				fmt.Fprintf(tw, "%s/%s\t%s\t%s\n", p.Namespace, p.Name, p.Node, p.Why)
 			}
+		}
+	}
+	if len(s.BuildsChanged) > 0 {
+		fmt.Fprintln(tw)
+		fmt.Fprintln(tw, "TAG WHOSE BUILDS CHANGED\tFIRST POD\tAGO\tMESSAGE")
+		for _, c := range s.BuildsChanged {
+			fmt.Fprintf(tw, "%s\t%s/%s\t%s\t%s\n", c.Image, c.Namespace, c.Pod, duration.HumanDuration(now.Sub(c.Last.Time)), c.Message)
 		}
 	}
 	fmt.Fprintln(tw)

@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
+	"github.com/windows-aware/windows-aware/pkg/imageinspect"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 )
@@ -181,3 +182,44 @@ func TestStatusRetiring(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// TestStatusBuildsChanged: status lists each tag of a recent
+// ImageBuildsChanged Event once, by its newest Event, newest first, and
+// leaves them out of the refusals.
+func TestStatusBuildsChanged(t *testing.T) {
+	now := time.Now()
+	changed := func(name, pod, image string, ago time.Duration) *v1.Event {
+		return &v1.Event{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "web"}, Type: v1.EventTypeWarning, Reason: imageinspect.EventImageBuildsChanged,
+			Message:        `tag "` + image + `" now lists Windows builds 10.0.26100 (digest sha256:new), not 10.0.20348 as when last read (digest sha256:old)`,
+			InvolvedObject: v1.ObjectReference{Kind: "Pod", Namespace: "web", Name: pod}, LastTimestamp: metav1.NewTime(now.Add(-ago))}
+	}
+	objects := []runtime.Object{
+		changed("e1", "a", "example.com/web:1", 30*time.Minute),
+		changed("e2", "b", "example.com/web:1", 5*time.Minute),
+		changed("e3", "c", "example.com/api:2", 10*time.Minute),
+		changed("e4", "d", "example.com/old:1", 3*time.Hour),
+	}
+	s, err := readStatus(t.Context(), fake.NewClientset(objects...), "web", now.Add(-time.Hour), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range s.BuildsChanged {
+		got = append(got, c.Image+" "+c.Pod)
+	}
+	if diff := cmp.Diff([]string{"example.com/web:1 b", "example.com/api:2 c"}, got); diff != "" {
+		t.Errorf("tags whose builds changed (-want +got):\n%s", diff)
+	}
+	if len(s.Refusals) != 0 {
+		t.Errorf("refusals %+v, want none", s.Refusals)
+	}
+	var out bytes.Buffer
+	if err := writeStatus(&out, s, now); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"TAG WHOSE BUILDS CHANGED", "example.com/web:1", "web/b", "not 10.0.20348"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, out.String())
+		}
+	}
+}
