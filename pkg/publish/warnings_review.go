@@ -168,14 +168,24 @@ func (w *Warner) AdmitWarnings(logger klog.Logger, req *admissionv1.AdmissionReq
 		resp.Warnings = lines
 		return resp, WarningWarned
 	}
-	var msg []string
-	for _, l := range lines {
-		msg = append(msg, strings.TrimPrefix(strings.TrimPrefix(l, warningPrefix), continuation))
+	// The warnings again as one text: a sentence cut over several
+	// warnings joined, sentences apart.
+	var msg strings.Builder
+	for i, l := range lines {
+		l = strings.TrimPrefix(l, warningPrefix)
+		if rest, ok := strings.CutPrefix(l, continuation); ok {
+			msg.WriteString(" " + rest)
+			continue
+		}
+		if i > 0 {
+			msg.WriteString("; ")
+		}
+		msg.WriteString(l)
 	}
 	resp.Allowed = false
 	resp.Result = &metav1.Status{
 		Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden,
-		Message: fmt.Sprintf("namespace %s is labelled %s=true: %s", req.Namespace, LabelEnforce, strings.Join(msg, " ")),
+		Message: fmt.Sprintf("namespace %s is labelled %s=true: %s", req.Namespace, LabelEnforce, msg.String()),
 	}
 	return resp, WarningRefused
 }
