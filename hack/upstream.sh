@@ -22,7 +22,11 @@
 #   hack/upstream.sh bench   make bench-upstream: the workloads labelled
 #                            performance, each with the stock profile and
 #                            then with the plugins, and a table of their
-#                            throughputs side by side (benchstat).
+#                            throughputs side by side (benchstat), with
+#                            windows-aware's ratio to stock by upstream's
+#                            average, by the span of the measured pods and
+#                            by the scheduler's CPU per pod (ratio.txt; the
+#                            rounds' CPU profiles are kept beside it).
 #
 # Environment:
 #   GO               go command                              (go)
@@ -167,8 +171,10 @@ run_bench() {
     log "round $i/$count: workloads labelled '$labels', $order"
     # No thresholds: they are set for upstream's machines, and a workload
     # that misses one reports no numbers.
-    run_workloads "$out" "$out/round-$i.txt" -plugins="$order" -thresholds=false \
-      -perf-scheduling-label-filter="$labels" -data-items-dir "$out/data" || rc=$?
+    # Each round is CPU-profiled, for the scheduler's own CPU per pod in
+    # each workload (test/bench/schedcpu, hack/tools/benchreport/cpu.go).
+    SCHEDCPU_RECORDS="$out/cpu-perf-round-$i.jsonl" run_workloads "$out" "$out/round-$i.txt" -plugins="$order" -thresholds=false \
+      -perf-scheduling-label-filter="$labels" -data-items-dir "$out/data" -test.cpuprofile "$out/cpu-perf-round-$i.prof" || rc=$?
     cat "$out/round-$i.txt" >>"$out/output.txt"
     [[ $rc -eq 0 ]] || break
   done
@@ -181,32 +187,22 @@ run_bench() {
 }
 
 # throughput_table: benchstat's table of SchedulingThroughput/Average,
-# stock and windows-aware side by side, and the ratio of each workload's
-# throughput with the plugins to its stock throughput (benchstat shows no
-# change below its sample minimum, so the ratio is worked out from its CSV).
+# stock and windows-aware side by side, then windows-aware's ratio to stock
+# for each workload by three measures (hack/tools/benchreport -upstream):
+# upstream's average of one rate a second, which the partly filled first
+# and last seconds dominate in a run of a second or two (such runs are
+# flagged); the throughput over the span of the measured pods (the pods
+# bound between the harness's first and last sample over the time between);
+# and the scheduler's own CPU per pod from the round's CPU profile.
 throughput_table() {
   local out=$1 bs=$TOOLS_DIR/benchstat
   (
     cd "$out"
     "$bs" -col /plugins -filter '.unit:"SchedulingThroughput/Average"' upstream.txt >benchstat-throughput.txt 2>&1 || true
-    "$bs" -col /plugins -filter '.unit:"SchedulingThroughput/Average"' -format csv upstream.txt >throughput.csv 2>/dev/null || true
   )
   cat "$out/benchstat-throughput.txt"
   echo
-  awk -F, '
-    # benchstat CSV: a header row naming the columns, then one row per
-    # workload: name, stock, CI, windows-aware, CI, vs base, P.
-    $2 == "stock" { for (i = 2; i <= NF; i++) col[$i] = i; next }
-    ("stock" in col) && ("windows-aware" in col) && $1 != "" && $1 != "geomean" {
-      s = $(col["stock"]); w = $(col["windows-aware"])
-      if (s + 0 > 0 && w != "") {
-        printf "%-90s %12.1f %14.1f %8.3f\n", $1, s, w, w / s
-        n++; logsum += log(w / s)
-      }
-    }
-    BEGIN { printf "%-90s %12s %14s %8s\n", "workload (pods/s)", "stock", "windows-aware", "ratio" }
-    END { if (n > 0) printf "%-90s %12s %14s %8.3f\n", "geomean", "", "", exp(logsum / n) }
-  ' "$out/throughput.csv" | tee "$out/ratio.txt"
+  (cd "$REPORT_MOD" && GOWORK=off "$GO" run . -upstream "$out") | tee "$out/ratio.txt"
 }
 
 check_minor

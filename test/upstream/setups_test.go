@@ -29,6 +29,8 @@ import (
 
 	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
 	"k8s.io/kubernetes/test/utils/client-go/ktesting"
+
+	"github.com/windows-aware/windows-aware/test/bench/schedcpu"
 )
 
 // setup is what a scheduler_perf package's own test file does around the
@@ -82,12 +84,27 @@ func (s setup) options(c *builds, variant string) []perf.SchedulerPerfOption {
 	opts := []perf.SchedulerPerfOption{
 		perf.WithPreRunFn(func(tCtx ktesting.TContext, w *perf.Workload) (func(), error) {
 			c.reset()
+			// The workload's API server and scheduler inherit the label:
+			// the CPU profile's samples say which workload they belong to.
+			schedcpu.Label(tCtx.Name())
 			if s.preRun == nil {
 				return nil, nil
 			}
 			return s.preRun(tCtx, w)
 		}),
-		perf.WithPrepareFn(func(tCtx ktesting.TContext) error { return c.check(tCtx, variant) }),
+		perf.WithPrepareFn(func(tCtx ktesting.TContext) error {
+			// Runs after the workload, before the harness resets the
+			// scheduler's metrics (cleanups run last registered first).
+			tCtx.Cleanup(func() {
+				if tCtx.TB().Failed() {
+					return
+				}
+				if err := schedcpu.Record(tCtx.Name(), topic); err != nil {
+					tCtx.Errorf("recording the pods scheduled: %v", err)
+				}
+			})
+			return c.check(tCtx, variant)
+		}),
 	}
 	if s.nodeUpdate != nil {
 		opts = append(opts, perf.WithNodeUpdateFn(s.nodeUpdate))

@@ -170,3 +170,59 @@ func TestReadCPU(t *testing.T) {
 		t.Errorf("window %v, want [1.5]", got)
 	}
 }
+
+// TestUpstreamTable: the three ratios of a workload run in both variants,
+// and the flag on a run too short for upstream's average.
+func TestUpstreamTable(t *testing.T) {
+	dir := t.TempDir()
+	const (
+		st     = "BenchmarkUpstream/misc/plugins=stock/SchedulingBasic/500Nodes"
+		w      = "BenchmarkUpstream/misc/plugins=windows-aware/SchedulingBasic/500Nodes"
+		stFast = "BenchmarkUpstream/misc/plugins=stock/SchedulingBasic/5Nodes"
+		wFast  = "BenchmarkUpstream/misc/plugins=windows-aware/SchedulingBasic/5Nodes"
+	)
+	bench := st + "-2 1 50 SchedulingThroughput/Average\n" + w + "-2 1 40 SchedulingThroughput/Average\n" +
+		stFast + "-2 1 20 SchedulingThroughput/Average\n" + wFast + "-2 1 10 SchedulingThroughput/Average\n"
+	if err := os.WriteFile(filepath.Join(dir, "upstream.txt"), []byte(bench), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := synthetic([]synthSample{{st, cycle, 1000}, {w, cycle, 1100}, {stFast, cycle, 10}, {wFast, cycle, 10}})
+	var buf bytes.Buffer
+	if err := p.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cpu-perf-round-1.prof"), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	records := `{"workload":"` + st + `","scheduled":1000,"spanPods":800,"spanSeconds":10,"window":11}
+{"workload":"` + w + `","scheduled":1000,"spanPods":880,"spanSeconds":10,"window":11}
+{"workload":"` + stFast + `","scheduled":10,"window":1}
+{"workload":"` + wFast + `","scheduled":10,"window":1}
+`
+	if err := os.WriteFile(filepath.Join(dir, "cpu-perf-round-1.jsonl"), []byte(records), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := upstreamRows(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 {
+		t.Fatalf("rows %+v, want 2", rows)
+	}
+	r := rows[0] // Upstream/misc/SchedulingBasic/500Nodes sorts first
+	if r.name != "Upstream/misc/SchedulingBasic/500Nodes" || !near(r.avg, 0.8) || !near(r.span, 1.1) || !near(r.cpu, 1.1) || r.short {
+		t.Errorf("got %+v, want avg 0.8, span 1.1, CPU 1.1, not short", r)
+	}
+	if f := rows[1]; !f.short || f.haveSpan || !near(f.avg, 0.5) {
+		t.Errorf("got %+v, want short, no span, avg 0.5", f)
+	}
+	var out bytes.Buffer
+	if err := printUpstream(&out, dir); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "short: under 5 s") {
+		t.Errorf("no flag on the short run:\n%s", out.String())
+	}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }

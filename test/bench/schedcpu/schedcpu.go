@@ -34,6 +34,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -203,7 +204,8 @@ func span(path string) (pods int, seconds, window float64, err error) {
 		return 0, 0, 0, err
 	}
 	if lines >= 2 && last.t > first.t {
-		pods, seconds = last.n-first.n, last.t-first.t
+		// The file's times have a tenth of a second; so does the span.
+		pods, seconds = last.n-first.n, math.Round((last.t-first.t)*10)/10
 	}
 	return pods, seconds, last.t, nil
 }
