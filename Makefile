@@ -146,7 +146,7 @@ test-upstream: ## Upstream's own scheduler_perf integration-test workloads with 
 	GO="$(GO)" TOOLS_DIR="$(TOOLS_DIR)" hack/upstream.sh test
 
 .PHONY: bench-upstream
-bench-upstream: ## Upstream's performance workloads, stock and with the plugins: a throughput ratio table (heavy; UPSTREAM_BENCH narrows).
+bench-upstream: ## Upstream's performance workloads, stock and with the plugins: ratios by average, by span and by the scheduler's CPU per pod (heavy; UPSTREAM_BENCH narrows).
 	GO="$(GO)" TOOLS_DIR="$(TOOLS_DIR)" hack/upstream.sh bench
 
 # The tools first: hack/build-tools.sh says which it must build and about
