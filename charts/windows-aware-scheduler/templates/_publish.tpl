@@ -7,6 +7,11 @@ manifests/publish), else the full name with "-publish" for "-scheduler".
 {{- printf "%s-publish" (include "was.fullname" . | trimSuffix "-scheduler") | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
+{{/* The ValidatingWebhookConfiguration of warnings at apply time. */}}
+{{- define "was.warningsWebhookName" -}}
+{{- printf "%s-warnings" (include "was.publishName" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
 {{/* The MutatingWebhookConfiguration: named to sort before other mutating webhooks. */}}
 {{- define "was.publishWebhookName" -}}
 {{- printf "00-%s" (include "was.publishName" .) | trunc 63 | trimSuffix "-" }}
