@@ -31,9 +31,10 @@ import (
 var updatePermissions = flag.Bool("update-permissions", false, "rewrite the permissions table of docs/security.md from the rendered chart")
 
 // permissionsValues turn on every identity the chart can create: the
-// scheduler reading pull secrets in a namespace, publish mode's webhook,
-// its gate remover and its uninstall hook.
-const permissionsValues = `{publish: {enabled: true}, pluginArgs: {imageResolution: {scope: Windows, registries: [{host: mcr.microsoft.com}], credentials: {podPullSecrets: true}}}, imageResolution: {pullSecretNamespaces: [team-a]}}`
+// scheduler reading pull secrets in a namespace, publish mode's webhook
+// (with workload templates and warnings at apply time), its gate remover
+// and its uninstall hook.
+const permissionsValues = `{publish: {enabled: true, clusterWideOptIn: true, templates: {enabled: true}}, warnings: {enabled: true}, pluginArgs: {imageResolution: {scope: Windows, registries: [{host: mcr.microsoft.com}], credentials: {podPullSecrets: true}}}, imageResolution: {pullSecretNamespaces: [team-a]}}`
 
 // The table lives between these markers in docs/security.md.
 const (
@@ -52,6 +53,7 @@ var roleReasons = map[string]string{
 	"extension-apiserver-authentication-reader":  "read the client CA to authenticate /metrics callers, as kube-scheduler does (upstream's role)",
 	"system:auth-delegator":                      "ask the API server who a /metrics caller is and whether it may read /metrics (upstream's role)",
 	"windows-aware-publish":                      "its own TLS Secret, and the caBundle of its own webhook configuration (by name; held to the caBundle by its policy)",
+	"windows-aware-publish-warnings":             "list and watch nodes (and Karpenter NodePools) for warnings at apply time, and the caBundle of its own warnings configuration (by name; held to the caBundle by its policy)",
 	"windows-aware-publish-ungate":               "find gated pods cluster-wide (the label's watch, and the list of every pod for gated ones without it), patch each once within its policy, and write Events",
 	"windows-aware-publish-ungate-lease":         "its lease, by name",
 	"windows-aware-publish-uninstall":            "at helm uninstall only: delete the webhook configuration by name, and take the gate off every pod, within its policy",
