@@ -22,8 +22,10 @@ limitations under the License.
 // build as a preferred term, tolerations of the OS taints the profile
 // tolerates implicitly, and an annotation that records what was written.
 //
-// What to write is the WindowsAware plugin's decision (Decide, HostBuilds,
-// OSTolerations), never a copy of its rules. Publishing only adds: a key
+// What to write is the decision of package podneeds, the one the
+// scheduler's plugin makes (Decide, HostBuilds, OSTolerations), never a
+// copy of its rules; this package imports no scheduler plugin. Publishing
+// only adds: a key
 // the pod already sets is left as it is, and a pod whose own constraints
 // contradict the decision is left untouched, for the scheduler to report.
 // A pod the scheduler would hold until a registry tells its images'
@@ -31,5 +33,8 @@ limitations under the License.
 //
 // Publisher.Publish changes a pod in place (publisher.go); Admit answers
 // an admission request with a JSON patch (admission.go, webhook.go) for
-// the mutating webhook of cmd/admission.
+// the mutating webhook of cmd/admission. The same writer serves workload
+// pod templates (templates.go, templateadmission.go: the /templates path)
+// and the namespace and cluster-wide opt-in (optin.go); warnings*.go
+// answer apply-time warnings from the node inventory (package inventory).
 package publish

@@ -20,7 +20,8 @@ limitations under the License.
 // windows-aware.x-k8s.io/gated=true, never every pod of the cluster), and
 // each gated pod without the label that its periodic list of every pod
 // finds (sweep.go: a pod created with the gate, a label removed since), it
-// asks the registries through the scheduler plugin's own resolver, then
+// asks the registries through the resolver the scheduler uses (package
+// imagefacts, with the same args; no scheduler plugin is imported), then
 // writes what the profile decides and removes the gate in one JSON patch
 // that touches those fields alone and applies only to the pod as read (its
 // resourceVersion; patch.go), as the rules for gated pods allow (package
