@@ -59,7 +59,7 @@ func Check(pod *v1.Pod, node *v1.Node) (Verdict, error) {
 	if err != nil {
 		return "", err
 	}
-	if podOS != nodeOS(node) {
+	if !strings.EqualFold(podOS, nodeOS(node)) {
 		return WrongOS, nil
 	}
 	if podOS != Windows || isHostProcess(pod) {
@@ -89,24 +89,52 @@ func podNeeds(spec *v1.PodSpec) ([]Need, error) {
 	return needs, nil
 }
 
+// nodeOS is the node's kubernetes.io/os label when it has one, even
+// empty; else beta.kubernetes.io/os, which only kubelets from before the
+// stable label set alone; a node with neither runs Linux pods (every
+// kubelet labels its node, a Windows one always).
 func nodeOS(node *v1.Node) string {
-	if os := node.Labels[v1.LabelOSStable]; os != "" {
-		return os
+	os, ok := node.Labels[v1.LabelOSStable]
+	if !ok {
+		os, ok = node.Labels["beta.kubernetes.io/os"]
 	}
-	return node.Labels["beta.kubernetes.io/os"]
+	if !ok || os == "" {
+		return Linux
+	}
+	return os
 }
 
-// nodeBuild is the build label, else the first three parts of the kernel
-// version.
+// nodeBuild is the build label, which must read Major.Minor.Build (a label
+// of any other form is none the kubelet writes: no build, and no fallback
+// either); without the label, the first three parts of a Windows kernel
+// version, three or four decimal numbers. "" when the node has no build.
 func nodeBuild(node *v1.Node) string {
-	if b := node.Labels[v1.LabelWindowsBuild]; b != "" {
+	if b, ok := node.Labels[v1.LabelWindowsBuild]; ok {
+		if !decimals(b, 3, 3) {
+			return ""
+		}
 		return b
 	}
-	parts := strings.Split(node.Status.NodeInfo.KernelVersion, ".")
-	if len(parts) < 3 {
+	kernel := node.Status.NodeInfo.KernelVersion
+	if !decimals(kernel, 3, 4) {
 		return ""
 	}
-	return strings.Join(parts[:3], ".")
+	return strings.Join(strings.Split(kernel, ".")[:3], ".")
+}
+
+// decimals reports whether s is between min and max dot-separated decimal
+// numbers.
+func decimals(s string, min, max int) bool {
+	parts := strings.Split(s, ".")
+	if len(parts) < min || len(parts) > max {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" || strings.Trim(p, "0123456789") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 func isHostProcess(pod *v1.Pod) bool {

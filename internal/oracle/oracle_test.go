@@ -72,6 +72,16 @@ func node(os, build, kernel string) *v1.Node {
 	return n
 }
 
+func withLabel(n *v1.Node, key, value string) *v1.Node {
+	n.Labels[key] = value
+	return n
+}
+
+func withoutLabel(n *v1.Node, key string) *v1.Node {
+	delete(n.Labels, key)
+	return n
+}
+
 func pod(images ...string) *v1.Pod {
 	p := &v1.Pod{}
 	for _, img := range images {
@@ -122,6 +132,27 @@ func TestCheck(t *testing.T) {
 		{name: "hostprocess image not on linux", pod: pod("sigwindowstools/kube-proxy:v1.27.1-calico-hostprocess"), node: node(Linux, "", ""), want: WrongOS},
 		{name: "SQL Server 2019 is linux", pod: pod("mcr.microsoft.com/mssql/server:2019-latest"), node: node(Windows, Build2019, ""), want: WrongOS},
 		{name: "unknown image", pod: pod("example.com/unknown:1"), node: node(Linux, "", ""), wantErr: true},
+		// The build label is Major.Minor.Build with no revision: a
+		// four-part label is none the kubelet writes, and so is not
+		// trusted, nor is the kernel version beside it.
+		{name: "four-part build label", pod: pod("mcr.microsoft.com/windows/servercore:ltsc2019"), node: node(Windows, Build2019+".4131", ""), want: WrongBuild},
+		{name: "four-part label, kernel version of the build", pod: pod("mcr.microsoft.com/windows/servercore:ltsc2019"),
+			node: node(Windows, Build2019+".4131", Build2019+".4131"), want: WrongBuild},
+		{name: "empty build label", pod: pod("mcr.microsoft.com/windows/servercore:ltsc2019"), node: withLabel(node(Windows, "", Build2019+".4131"), v1.LabelWindowsBuild, ""), want: WrongBuild},
+		// The kernel version counts only when it is a Windows one: three
+		// or four decimal numbers.
+		{name: "kernel version with a suffix", pod: pod("mcr.microsoft.com/windows/nanoserver:ltsc2022"), node: node(Windows, "", "10.0.20348-rc1.3207"), want: WrongBuild},
+		{name: "kernel version of two parts", pod: pod("mcr.microsoft.com/windows/nanoserver:ltsc2022"), node: node(Windows, "", "10.0"), want: WrongBuild},
+		// The beta OS label only for a node without kubernetes.io/os, which
+		// decides even when empty; a node with no OS label is Linux's.
+		{name: "beta OS label alone", pod: pod("mcr.microsoft.com/windows/nanoserver:ltsc2022"),
+			node: withoutLabel(withLabel(node(Windows, Build2022, ""), "beta.kubernetes.io/os", Windows), v1.LabelOSStable), want: OK},
+		{name: "empty OS label, beta says windows", pod: pod("mcr.microsoft.com/windows/nanoserver:ltsc2022"),
+			node: withLabel(node("", Build2022, ""), "beta.kubernetes.io/os", Windows), want: WrongOS},
+		{name: "no OS label runs linux pods", pod: pod("nginx:1.27"), node: withoutLabel(node(Linux, "", ""), v1.LabelOSStable), want: OK},
+		{name: "no OS label runs no windows pod", pod: pod("mcr.microsoft.com/windows/nanoserver:ltsc2022"),
+			node: withoutLabel(node(Windows, Build2022, ""), v1.LabelOSStable), want: WrongOS},
+		{name: "OS label in capitals", pod: pod("mcr.microsoft.com/windows/nanoserver:ltsc2022"), node: node("Windows", Build2022, ""), want: OK},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
