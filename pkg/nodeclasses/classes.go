@@ -88,7 +88,7 @@ func (c *Classes) Current() *Table {
 	if len(c.pending) == 0 {
 		return t
 	}
-	next := &Table{classOf: maps.Clone(t.classOf), keys: t.keys, retiring: t.retiring, names: slices.Clone(t.names)}
+	next := &Table{classOf: maps.Clone(t.classOf), keys: t.keys, names: slices.Clone(t.names)}
 	copied := map[int32]bool{} // the sets of next that are its own copies
 	for _, ch := range c.pending {
 		oldID, hadOld := int32(-1), false
@@ -117,6 +117,14 @@ func (c *Classes) Current() *Table {
 	if len(next.keys) > MaxClasses {
 		next = c.rebuild(next)
 	}
+	// Once the retiring nodes are gone, pods that name no build need no
+	// scoring again.
+	for id, k := range next.keys {
+		if k.Retiring && len(next.names[id]) > 0 {
+			next.retiring = true
+			break
+		}
+	}
 	c.published.Store(next)
 	return next
 }
@@ -132,9 +140,6 @@ func (c *Classes) classFor(next *Table, key Key) int32 {
 	next.names = append(next.names, nil)
 	id := int32(len(next.keys) - 1)
 	c.index[key] = id
-	if key.Retiring {
-		next.retiring = true
-	}
 	return id
 }
 

@@ -54,6 +54,8 @@ func TestRetiringIsPartOfTheClass(t *testing.T) {
 		{name: "labelled apart from its build's class", batches: [][]nodeChange{{{new: old}, {new: other}}, {{old: old, new: oldRetd}}}, node: oldRetd, wantRetire: true, wantAny: true, wantWith: []string{"old"}},
 		{name: "a value other than true", batches: [][]nodeChange{{{new: notTrue}, {new: other}}}, node: notTrue, wantWith: []string{"nt", "other"}},
 		{name: "a linux node", batches: [][]nodeChange{{{new: linuxRet}}}, node: linuxRet, wantRetire: true, wantAny: true, wantWith: []string{"l"}},
+		{name: "the last retiring node gone", batches: [][]nodeChange{{{new: oldRetd}, {new: other}}, {{old: oldRetd}}}, node: other, wantWith: []string{"other"}},
+		{name: "the label removed", batches: [][]nodeChange{{{new: oldRetd}, {new: other}}, {{old: oldRetd, new: old}}}, node: old, wantWith: []string{"old", "other"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

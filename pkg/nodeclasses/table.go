@@ -36,7 +36,7 @@ const MaxClasses = 1024
 type Table struct {
 	classOf map[*v1.Node]int32
 	keys    []Key // by class
-	// retiring is set when some class is of retiring nodes: only then
+	// retiring is set when some node of the table is retiring: only then
 	// does Score rank the nodes of pods that name no build.
 	retiring bool
 	// names are the names of each class's nodes, by class. A set may be
@@ -128,8 +128,7 @@ func (t *Table) Host(c int32) *windows.Host { return &t.keys[c].Host }
 // Retiring reports whether the nodes of class c carry the retiring label.
 func (t *Table) Retiring(c int32) bool { return t.keys[c].Retiring }
 
-// AnyRetiring reports whether some class of the table is of retiring
-// nodes (perhaps one no node is left in).
+// AnyRetiring reports whether some node of the table is retiring.
 func (t *Table) AnyRetiring() bool { return t != nil && t.retiring }
 
 // Names are the names of the nodes of class c. The set is shared: it must
