@@ -74,6 +74,11 @@ func (e *Explainer) Explain(ctx context.Context, templates []Template) (*Report,
 			report.NoNode++
 		}
 		tr.Fixes = e.fixes(&tr)
+		if t.Kind == "DaemonSet" && t.Source == LiveSource && e.Nodes != nil {
+			if tr.DaemonSet, err = e.JudgeDaemonSet(ctx, t); err != nil {
+				return nil, err
+			}
+		}
 		report.Templates = append(report.Templates, tr)
 	}
 	return report, nil

@@ -159,6 +159,7 @@ func writeTemplate(w io.Writer, t *TemplateReport, r *Report, releases []windows
 	}
 	writeRetiring(w, t.Retiring, releases)
 	writeFixes(w, t.Fixes)
+	writeDaemonSet(w, t.DaemonSet)
 }
 
 // writeFixes writes what would let the pod run.

@@ -78,6 +78,9 @@ type TemplateReport struct {
 	// Fixes say what would let the pod run: for a conflict, or when no
 	// node of the cluster runs it.
 	Fixes []string `json:"fixes,omitempty"`
+	// DaemonSet is, for a DaemonSet read from the cluster, where
+	// its controller places its pods (JudgeDaemonSet).
+	DaemonSet *DaemonSetReport `json:"daemonSet,omitempty"`
 }
 
 // RuntimeClassReport is a template's RuntimeClass.

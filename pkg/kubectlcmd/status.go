@@ -69,6 +69,10 @@ type Status struct {
 	// were last read, newest first, from the scheduler's recent
 	// ImageBuildsChanged Events.
 	BuildsChanged []ChangedTag `json:"buildsChanged,omitempty"`
+	// DaemonSets are those whose pods go to nodes their images cannot
+	// run, or that run Windows pods and reach no Windows node, each with
+	// its fix (explain.JudgeDaemonSet).
+	DaemonSets []explain.DaemonSetReport `json:"daemonSets"`
 }
 
 // ChangedTag is a tag whose Windows builds changed, as the Event of the
@@ -153,7 +157,10 @@ ImagePlatformsUnknown, PlatformConflict, PublishRefused), in the namespace
 kubectl would use, or every namespace with -A; and the tags whose Windows
 builds changed since they were last read (ImageBuildsChanged). When nodes are labelled
 windows-aware.x-k8s.io/retiring=true, it counts them and the pods on them, and
-lists the pods that cannot move: no node but a retiring one runs them.`,
+lists the pods that cannot move: no node but a retiring one runs them. It lists
+the DaemonSets whose pods go to nodes their images cannot run, and the Windows
+DaemonSets that reach no Windows node, each with the kubectl patch that fixes
+it (kubectl windows-aware explain daemonset/NAME tells the detail).`,
 		Example: `  kubectl windows-aware status -A
   kubectl windows-aware status -n web --since 10m -o json`,
 		Args: cobra.NoArgs,
@@ -198,7 +205,14 @@ func readStatus(ctx context.Context, client kubernetes.Interface, ns string, sin
 		return nil, err
 	}
 	s.Pools = pools(nodes)
-	if s.Retiring, err = readRetiring(ctx, client, ns, nodes); err != nil {
+	e, err := statusExplainer(ctx, client, nodes)
+	if err != nil {
+		return nil, err
+	}
+	if s.Retiring, err = readRetiring(ctx, e, client, ns, nodes); err != nil {
+		return nil, err
+	}
+	if s.DaemonSets, err = readDaemonSets(ctx, e, client, ns); err != nil {
 		return nil, err
 	}
 
@@ -254,7 +268,7 @@ func readStatus(ctx context.Context, client kubernetes.Interface, ns string, sin
 // readRetiring counts the retiring nodes and judges the pods on them by
 // the scheduler's profile (as explain finds it): those that no node but a
 // retiring one runs stay. Nil when no node is retiring.
-func readRetiring(ctx context.Context, client kubernetes.Interface, ns string, nodes []*v1.Node) (*RetiringStatus, error) {
+func readRetiring(ctx context.Context, e *explain.Explainer, client kubernetes.Interface, ns string, nodes []*v1.Node) (*RetiringStatus, error) {
 	onRetiring := map[string]bool{}
 	for _, n := range nodes {
 		if podneeds.Retiring(n) {
@@ -265,20 +279,8 @@ func readRetiring(ctx context.Context, client kubernetes.Interface, ns string, n
 		return nil, nil
 	}
 	r := &RetiringStatus{Nodes: len(onRetiring), Staying: []StayingPod{}}
-	cluster := &explain.Cluster{Client: client}
-	profile, _, err := (&ExplainOptions{}).profile(ctx, cluster, io.Discard)
-	if err != nil {
-		if profile, err = explain.LoadProfile("", ""); err != nil {
-			return nil, err
-		}
-	}
-	e, err := explain.NewExplainer(ctx, profile)
-	if err != nil {
-		return nil, err
-	}
-	e.Nodes = nodes
 	groups := explain.GroupNodes(nodes)
-	err = pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	err := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		return client.CoreV1().Pods(ns).List(ctx, opts)
 	}).EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
 		pod := obj.(*v1.Pod)
@@ -408,6 +410,8 @@ func writeStatus(w io.Writer, s *Status, now time.Time) error {
 			}
 		}
 	}
+	fmt.Fprintln(tw)
+	writeDaemonSets(tw, s.DaemonSets)
 	if len(s.BuildsChanged) > 0 {
 		fmt.Fprintln(tw)
 		fmt.Fprintln(tw, "TAG WHOSE BUILDS CHANGED\tFIRST POD\tAGO\tMESSAGE")
