@@ -17,11 +17,7 @@ limitations under the License.
 package integration
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -69,20 +65,7 @@ func TestKubectlPlugin(t *testing.T) {
 		if args[0] == "scheduler" {
 			bin, args = bins.Scheduler, args[1:]
 		}
-		cmd := exec.CommandContext(e.ctx, bin, args...)
-		// Only $KUBECONFIG says where the cluster is: no ~/.kube/config.
-		cmd.Env = []string{"KUBECONFIG=" + kubeconfig, "HOME=" + dir, "PATH=" + os.Getenv("PATH")}
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		code := 0
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			code = exit.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return code, stdout.String(), stderr.String()
+		return e.runAsUser(bin, kubeconfig, dir, args...)
 	}
 
 	explains := []struct {

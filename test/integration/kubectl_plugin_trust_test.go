@@ -17,14 +17,11 @@ limitations under the License.
 package integration
 
 import (
-	"bytes"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -151,23 +148,12 @@ profiles:
 			if tt.before != nil {
 				tt.before()
 			}
-			cmd := exec.CommandContext(e.ctx, bins.KubectlPlugin, tt.args...)
-			cmd.Env = []string{"KUBECONFIG=" + e.c.Kubeconfig, "HOME=" + home, "PATH=" + os.Getenv("PATH")}
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			code := 0
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				code = exit.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			code, stdout, stderr := e.runAsUser(bins.KubectlPlugin, e.c.Kubeconfig, home, tt.args...)
 			if code != tt.wantCode && !(tt.wantCode == 0 && code == kubectlcmd.ExitFinding) {
-				t.Errorf("exit status %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, stdout.String(), stderr.String())
+				t.Errorf("exit status %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, stdout, stderr)
 			}
-			if !strings.Contains(stderr.String(), tt.wantStderr) {
-				t.Errorf("stderr lacks %q:\n%s", tt.wantStderr, stderr.String())
+			if !strings.Contains(stderr, tt.wantStderr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.wantStderr, stderr)
 			}
 			n, creds := seen()
 			sent := strings.Contains(strings.Join(creds, "\n"), auth)
@@ -199,21 +185,15 @@ func TestKubectlPluginFindsConfiguration(t *testing.T) {
 	if _, err := e.client.CoreV1().Pods(ns).Create(e.ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(e.ctx, bins.KubectlPlugin, "explain", "--scheduler-namespace", schedulerNS, "-n", ns, "pod/iis")
-	cmd.Env = []string{"KUBECONFIG=" + e.c.Kubeconfig, "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != kubectlcmd.ExitFinding {
-			t.Fatalf("explain: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
-		}
+	code, stdout, stderr := e.runAsUser(bins.KubectlPlugin, e.c.Kubeconfig, t.TempDir(), "explain", "--scheduler-namespace", schedulerNS, "-n", ns, "pod/iis")
+	if code != 0 && code != kubectlcmd.ExitFinding {
+		t.Fatalf("explain: exit status %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	want := "args of the scheduler's configuration in ConfigMap " + schedulerNS + "/" + controlplane.SchedulerConfigMap
-	if !strings.Contains(stderr.String(), want) {
-		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+	if !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
-	if !strings.Contains(stdout.String(), "Pod "+ns+"/iis (cluster)") {
-		t.Errorf("stdout does not explain the pod:\n%s", stdout.String())
+	if !strings.Contains(stdout, "Pod "+ns+"/iis (cluster)") {
+		t.Errorf("stdout does not explain the pod:\n%s", stdout)
 	}
 }

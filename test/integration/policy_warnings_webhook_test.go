@@ -24,8 +24,6 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	v1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -43,36 +41,24 @@ func TestWarningsWebhookConfigurationPolicy(t *testing.T) {
 	warnings := name + "-warnings"
 	objs := e.renderRelease(ns, release, "--set", "publish.enabled=true", "--set", "warnings.enabled=true",
 		"--set", "schedulerName=windows-aware-warnings-policy-test")
-	var policy string
-	for _, obj := range objs {
-		switch o := obj.(type) {
-		case *v1.ServiceAccount:
-			if o.Name == name {
-				e.createObject(o)
-			}
-		case *rbacv1.Role, *rbacv1.RoleBinding, *rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding:
-			if n := obj.(metav1.Object).GetName(); n == name || n == warnings {
-				e.createObject(o)
-			}
-		case *admissionregistrationv1.ValidatingAdmissionPolicy:
-			policy = o.Name
-			e.createObject(o)
-		case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
-			e.createObject(o)
-		case *admissionregistrationv1.ValidatingWebhookConfiguration:
-			// Never called: its rules are narrowed to a kind no test creates.
-			for i := range o.Webhooks {
-				o.Webhooks[i].Rules = []admissionregistrationv1.RuleWithOperations{{
-					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
-					Rule:       admissionregistrationv1.Rule{APIGroups: []string{"example.com"}, APIVersions: []string{"v1"}, Resources: []string{"nothings"}},
-				}}
-			}
-			configs := e.client.AdmissionregistrationV1().ValidatingWebhookConfigurations()
-			if _, err := configs.Create(e.ctx, o, metav1.CreateOptions{}); err != nil {
-				t.Fatalf("creating ValidatingWebhookConfiguration %s: %v", o.Name, err)
-			}
-			t.Cleanup(func() { _ = configs.Delete(context.Background(), o.Name, metav1.DeleteOptions{}) })
+	policy, rest := e.createIdentity(objs, name, warnings)
+	for _, obj := range rest {
+		o, ok := obj.(*admissionregistrationv1.ValidatingWebhookConfiguration)
+		if !ok {
+			continue
 		}
+		// Never called: its rules are narrowed to a kind no test creates.
+		for i := range o.Webhooks {
+			o.Webhooks[i].Rules = []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"example.com"}, APIVersions: []string{"v1"}, Resources: []string{"nothings"}},
+			}}
+		}
+		configs := e.client.AdmissionregistrationV1().ValidatingWebhookConfigurations()
+		if _, err := configs.Create(e.ctx, o, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating ValidatingWebhookConfiguration %s: %v", o.Name, err)
+		}
+		t.Cleanup(func() { _ = configs.Delete(context.Background(), o.Name, metav1.DeleteOptions{}) })
 	}
 	if policy == "" {
 		t.Fatal("the chart renders no admission policy for the webhook's identity")

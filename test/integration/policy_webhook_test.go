@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -56,23 +57,9 @@ func TestWebhookConfigurationPolicy(t *testing.T) {
 	// A profile no pod of the shared cluster names: the configuration,
 	// created for real, calls no webhook for any other test's pods.
 	objs := e.renderRelease(ns, release, "--set", "publish.enabled=true", "--set", "schedulerName=windows-aware-policy-test")
-	var policy string
-	for _, obj := range objs {
-		switch o := obj.(type) {
-		case *v1.ServiceAccount:
-			if o.Name == name {
-				e.createObject(o)
-			}
-		case *rbacv1.Role, *rbacv1.RoleBinding, *rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding:
-			if obj.(metav1.Object).GetName() == name {
-				e.createObject(o)
-			}
-		case *admissionregistrationv1.ValidatingAdmissionPolicy:
-			policy = o.Name
-			e.createObject(o)
-		case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
-			e.createObject(o)
-		case *admissionregistrationv1.MutatingWebhookConfiguration:
+	policy, rest := e.createIdentity(objs, name)
+	for _, obj := range rest {
+		if o, ok := obj.(*admissionregistrationv1.MutatingWebhookConfiguration); ok {
 			e.createWebhookConfiguration(o)
 		}
 	}
@@ -220,6 +207,30 @@ func (e *env) renderRelease(ns, release string, args ...string) []runtime.Object
 		e.t.Fatalf("decoding the chart: %v", err)
 	}
 	return objs
+}
+
+// createIdentity creates, of a rendered release's objects, the
+// ServiceAccount and the RBAC objects named one of names, and every
+// admission policy and its binding. It returns the policy's name ("" for
+// none) and the objects it left for the caller.
+func (e *env) createIdentity(objs []runtime.Object, names ...string) (policy string, rest []runtime.Object) {
+	e.t.Helper()
+	for _, obj := range objs {
+		switch o := obj.(type) {
+		case *v1.ServiceAccount, *rbacv1.Role, *rbacv1.RoleBinding, *rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding:
+			if slices.Contains(names, obj.(metav1.Object).GetName()) {
+				e.createObject(o)
+			}
+		case *admissionregistrationv1.ValidatingAdmissionPolicy:
+			policy = o.Name
+			e.createObject(o)
+		case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
+			e.createObject(o)
+		default:
+			rest = append(rest, obj)
+		}
+	}
+	return policy, rest
 }
 
 // createWebhookConfiguration creates a MutatingWebhookConfiguration and

@@ -16,12 +16,9 @@ limitations under the License.
 package integration
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -171,19 +168,7 @@ profiles:
 	}
 	run := func(args ...string) (int, string, string) {
 		t.Helper()
-		cmd := exec.CommandContext(e.ctx, bins.KubectlPlugin, args...)
-		cmd.Env = []string{"KUBECONFIG=" + e.c.Kubeconfig, "HOME=" + home, "PATH=" + os.Getenv("PATH")}
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		code := 0
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			code = exit.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return code, stdout.String(), stderr.String()
+		return e.runAsUser(bins.KubectlPlugin, e.c.Kubeconfig, home, args...)
 	}
 	plan := func(args ...string) (int, *explain.UpgradePlan) {
 		t.Helper()
