@@ -80,6 +80,8 @@ type demo struct {
 	root string
 	// registry holds the private images whose platforms only it knows.
 	registry *registryserver.Demo
+	// schedulerConfig is the configuration the scheduler runs with.
+	schedulerConfig string
 
 	nodes    cache.SharedIndexInformer
 	factory  informers.SharedInformerFactory
@@ -127,7 +129,7 @@ func (d *demo) run(ctx context.Context) error {
 	d.mark("pods placed (bound, or pending)", t)
 	d.mark("total", start)
 	d.report(ws, res)
-	return nil
+	return d.reportThirdParty(ctx)
 }
 
 func (d *demo) node(p pool, i int) *v1.Node {

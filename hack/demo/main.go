@@ -154,7 +154,7 @@ func up(root, state string, cfg config) int {
 	if err != nil {
 		return failed(ctx, nil, state, err)
 	}
-	d := &demo{c: c, cfg: cfg, root: root, registry: reg}
+	d := &demo{c: c, cfg: cfg, root: root, registry: reg, schedulerConfig: schedulerConfig}
 	if err := d.run(ctx); err != nil {
 		return failed(ctx, c, state, err)
 	}

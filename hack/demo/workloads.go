@@ -46,6 +46,10 @@ type workloadSet struct {
 	// osOnly gives the Windows Deployments the guide's OS nodeSelector and
 	// os=windows toleration, but no build selector, and skips the others.
 	osOnly bool
+	// daemonSets creates the DaemonSets of files (skipped otherwise): the
+	// demo runs no DaemonSet controller, so they run no pods and are
+	// counted by reportThirdParty.
+	daemonSets bool
 	// objects are applied after files.
 	objects []runtime.Object
 }
@@ -60,6 +64,8 @@ func (d *demo) sets() []workloadSet {
 		{ns: "stock-no-selectors", about: "the same workloads without selectors, default-scheduler", files: examples, stock: true},
 		{ns: "stock-os-selector", about: "the Windows ones with the guide's OS selector and toleration, no build selector, default-scheduler", files: examples, stock: true, osOnly: true},
 		{ns: "linux", about: "ordinary Linux workloads, default-scheduler", files: []string{wl("linux.yaml")}},
+		{ns: thirdPartyNS, about: "a third party's charts as they come (DaemonSets counted, below), default-scheduler",
+			files: []string{wl("third-party.yaml")}, stock: true, daemonSets: true},
 	}
 	if d.registry != nil {
 		sets = append(sets,
@@ -161,8 +167,16 @@ func (d *demo) apply(ctx context.Context, set workloadSet, obj runtime.Object) (
 		logf("  deployment/%s: %d replicas, %s, %s", o.Name, w.replicas, w.scheduler, strings.Join(images, ", "))
 		return w, nil
 	case *appsv1.DaemonSet:
-		logf("  skipping daemonset/%s", o.Name)
-		return nil, nil
+		if !set.daemonSets {
+			logf("  skipping daemonset/%s", o.Name)
+			return nil, nil
+		}
+		if set.stock {
+			o.Spec.Template.Spec.SchedulerName = ""
+		}
+		_, err := client.AppsV1().DaemonSets(set.ns).Create(ctx, o, metav1.CreateOptions{})
+		logf("  daemonset/%s: created; no DaemonSet controller runs it, its placement is counted below", o.Name)
+		return nil, err
 	}
 	return nil, fmt.Errorf("unexpected object %T", obj)
 }

@@ -234,6 +234,13 @@ func (e *Explainer) JudgeDaemonSet(ctx context.Context, t Template) (*DaemonSetR
 				}
 			}
 		}
+		if len(add) > 0 && buildOff > 0 && len(goodBuilds) == 1 && template.Spec.NodeSelector[podneeds.LabelWindowsBuild] == "" {
+			// Tolerated, it would reach the Windows nodes of the builds
+			// its images cannot run too.
+			for b := range goodBuilds {
+				selector[podneeds.LabelWindowsBuild] = b
+			}
+		}
 		if template.Spec.NodeSelector[v1.LabelOSStable] == "" && len(add) > 0 {
 			// Tolerating the Windows taint alone would let its
 			// pods onto the Linux nodes too.
@@ -243,8 +250,12 @@ func (e *Explainer) JudgeDaemonSet(ctx context.Context, t Template) (*DaemonSetR
 	if r.Why == "" {
 		r.Why = strings.Join(why, "; ")
 	}
-	if len(selector) > 0 || len(add) > 0 {
-		r.Patch = templatePatch(selector, template.Spec.Tolerations, add)
+	var builds []string
+	if (wrongBuild || (len(add) > 0 && buildOff > 0)) && len(goodBuilds) > 1 && affinityFree(template) {
+		builds = slices.Sorted(maps.Keys(goodBuilds))
+	}
+	if len(selector) > 0 || len(add) > 0 || len(builds) > 0 {
+		r.Patch = templatePatch(selector, builds, template.Spec.Tolerations, add)
 		r.Fix = fmt.Sprintf("kubectl -n %s patch daemonset %s --type merge -p '%s'", r.Namespace, r.Name, r.Patch)
 	} else if r.Finding() {
 		r.Fix = "no patch of the DaemonSet fixes it: " + fixInWords(r, selectorOff > 0)
@@ -266,9 +277,10 @@ func fixInWords(r *DaemonSetReport, selector bool) string {
 // templatePatch is the JSON merge patch that sets the selector's keys
 // and the tolerations: a merge patch replaces a list whole, so it carries
 // the template's own tolerations too.
-func templatePatch(selector map[string]string, have, add []v1.Toleration) string {
+func templatePatch(selector map[string]string, builds []string, have, add []v1.Toleration) string {
 	type spec struct {
 		NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+		Affinity     *v1.Affinity      `json:"affinity,omitempty"`
 		Tolerations  []v1.Toleration   `json:"tolerations,omitempty"`
 	}
 	var p struct {
@@ -279,11 +291,24 @@ func templatePatch(selector map[string]string, have, add []v1.Toleration) string
 		} `json:"spec"`
 	}
 	p.Spec.Template.Spec.NodeSelector = selector
+	if len(builds) > 0 {
+		p.Spec.Template.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{
+			NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: []v1.NodeSelectorRequirement{
+				{Key: podneeds.LabelWindowsBuild, Operator: v1.NodeSelectorOpIn, Values: builds}}}}}}}
+	}
 	if len(add) > 0 {
 		p.Spec.Template.Spec.Tolerations = append(slices.Clone(have), add...)
 	}
 	b, _ := json.Marshal(p) // maps of strings and tolerations always marshal
 	return string(b)
+}
+
+// affinityFree reports whether the template has no required node
+// affinity: a merge patch of one replaces its terms whole, so the fix
+// writes one only where there is none to lose.
+func affinityFree(pod *v1.Pod) bool {
+	a := pod.Spec.Affinity
+	return a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil
 }
 
 // platformOf names a node's OS and build.
