@@ -17,21 +17,22 @@ limitations under the License.
 package publish
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
 	admissionv1 "k8s.io/api/admission/v1"
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 )
 
 // WarningOutcome is what the warnings webhook did with a request.
@@ -77,40 +78,15 @@ func RegisterWarningMetrics(registry metrics.KubeRegistry) {
 }
 
 // warnedKinds are the kinds whose pod template the warnings read, by
-// resource: how to decode one and find its template.
-var warnedKinds = map[metav1.GroupVersionResource]struct {
-	kind     string
-	template func(raw []byte) (metav1.Object, *v1.PodTemplateSpec, error)
-}{
-	{Group: "apps", Version: "v1", Resource: "deployments"}:  {"Deployment", decodeTemplate(func(o *appsv1.Deployment) *v1.PodTemplateSpec { return &o.Spec.Template })},
-	{Group: "apps", Version: "v1", Resource: "statefulsets"}: {"StatefulSet", decodeTemplate(func(o *appsv1.StatefulSet) *v1.PodTemplateSpec { return &o.Spec.Template })},
-	{Group: "apps", Version: "v1", Resource: "daemonsets"}:   {"DaemonSet", decodeTemplate(func(o *appsv1.DaemonSet) *v1.PodTemplateSpec { return &o.Spec.Template })},
-	{Group: "apps", Version: "v1", Resource: "replicasets"}:  {"ReplicaSet", decodeTemplate(func(o *appsv1.ReplicaSet) *v1.PodTemplateSpec { return &o.Spec.Template })},
-	{Group: "batch", Version: "v1", Resource: "jobs"}:        {"Job", decodeTemplate(func(o *batchv1.Job) *v1.PodTemplateSpec { return &o.Spec.Template })},
-	{Group: "batch", Version: "v1", Resource: "cronjobs"}: {"CronJob", decodeTemplate(func(o *batchv1.CronJob) *v1.PodTemplateSpec {
-		return &o.Spec.JobTemplate.Spec.Template
-	})},
-	{Version: "v1", Resource: "pods"}: {"Pod", func(raw []byte) (metav1.Object, *v1.PodTemplateSpec, error) {
-		var pod v1.Pod
-		if err := json.Unmarshal(raw, &pod); err != nil {
-			return nil, nil, err
-		}
-		return &pod, &v1.PodTemplateSpec{ObjectMeta: pod.ObjectMeta, Spec: pod.Spec}, nil
-	}},
-}
-
-// decodeTemplate decodes a workload of type T and finds its template.
-func decodeTemplate[T any, P interface {
-	*T
-	metav1.Object
-}](template func(P) *v1.PodTemplateSpec) func(raw []byte) (metav1.Object, *v1.PodTemplateSpec, error) {
-	return func(raw []byte) (metav1.Object, *v1.PodTemplateSpec, error) {
-		obj := P(new(T))
-		if err := json.Unmarshal(raw, obj); err != nil {
-			return nil, nil, err
-		}
-		return obj, template(obj), nil
-	}
+// resource.
+var warnedKinds = map[metav1.GroupVersionResource]string{
+	{Group: "apps", Version: "v1", Resource: "deployments"}:  "Deployment",
+	{Group: "apps", Version: "v1", Resource: "statefulsets"}: "StatefulSet",
+	{Group: "apps", Version: "v1", Resource: "daemonsets"}:   "DaemonSet",
+	{Group: "apps", Version: "v1", Resource: "replicasets"}:  "ReplicaSet",
+	{Group: "batch", Version: "v1", Resource: "jobs"}:        "Job",
+	{Group: "batch", Version: "v1", Resource: "cronjobs"}:    "CronJob",
+	{Version: "v1", Resource: "pods"}:                        "Pod",
 }
 
 // AdmitWarnings answers a request to create a pod or a workload, or to
@@ -119,7 +95,32 @@ func decodeTemplate[T any, P interface {
 // request is from a namespace labelled LabelEnforce=true). A request it
 // cannot read is allowed: the warnings are an aid, and their webhook's
 // failurePolicy is Ignore.
-func (w *Warner) AdmitWarnings(logger klog.Logger, req *admissionv1.AdmissionRequest, enforce bool) (resp *admissionv1.AdmissionResponse, outcome WarningOutcome) {
+func (w *Warner) AdmitWarnings(logger klog.Logger, req *admissionv1.AdmissionRequest, enforce bool) (*admissionv1.AdmissionResponse, WarningOutcome) {
+	r := &warnRequest{UID: req.UID, Kind: req.Kind, Resource: req.Resource, SubResource: req.SubResource,
+		Name: req.Name, Namespace: req.Namespace, Operation: req.Operation, DryRun: req.DryRun}
+	var err error
+	r.Object, err = decodeWarnObject(req.Object.Raw)
+	if err == nil {
+		// An old object that does not decode is as none: the update is
+		// judged.
+		r.OldObject, _ = decodeWarnObject(req.OldObject.Raw)
+	}
+	return w.admitWarnings(logger, r, err, enforce)
+}
+
+// decodeWarnObject reads what the warnings read of an object; an error
+// where there is none.
+func decodeWarnObject(raw []byte) (*warnObject, error) {
+	var o warnObject
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return nil, err
+	}
+	return &o, nil
+}
+
+// admitWarnings is AdmitWarnings of a request read; decodeErr is why its
+// object could not be read.
+func (w *Warner) admitWarnings(logger klog.Logger, req *warnRequest, decodeErr error, enforce bool) (resp *admissionv1.AdmissionResponse, outcome WarningOutcome) {
 	resp = &admissionv1.AdmissionResponse{UID: req.UID, Allowed: true}
 	defer func() {
 		if r := recover(); r != nil {
@@ -127,43 +128,46 @@ func (w *Warner) AdmitWarnings(logger klog.Logger, req *admissionv1.AdmissionReq
 			resp, outcome = &admissionv1.AdmissionResponse{UID: req.UID, Allowed: true}, WarningError
 		}
 	}()
-	k, ok := warnedKinds[req.Resource]
+	kind, ok := warnedKinds[req.Resource]
 	if !ok || req.SubResource != "" || (req.Operation != admissionv1.Create && req.Operation != admissionv1.Update) {
 		return resp, WarningSkipped
 	}
-	obj, tmpl, err := k.template(req.Object.Raw)
-	if err != nil {
-		logger.Error(err, "Cannot read the object; admitting it without warnings", "resource", req.Resource.Resource, "namespace", req.Namespace, "name", req.Name)
+	if decodeErr != nil {
+		logger.Error(decodeErr, "Cannot read the object; admitting it without warnings", "resource", req.Resource.Resource, "namespace", req.Namespace, "name", req.Name)
 		return resp, WarningError
 	}
-	if k.kind == "Pod" {
+	obj := req.Object
+	meta, spec := obj.template(kind)
+	if meta == nil {
+		// A workload without a template: as the zero template.
+		meta, spec = &warnMeta{}, &warnPodSpec{}
+	}
+	if kind == "Pod" {
 		// A pod its controller made was warned about as a template; a
 		// bound or mirror pod skips the scheduler; an update cannot
 		// change what a pod runs on.
-		if req.Operation != admissionv1.Create || metav1.GetControllerOf(obj) != nil || tmpl.Spec.NodeName != "" ||
-			obj.GetAnnotations()[v1.MirrorPodAnnotationKey] != "" {
+		if req.Operation != admissionv1.Create || hasController(meta.OwnerReferences) ||
+			spec.NodeName != "" || meta.Annotations[v1.MirrorPodAnnotationKey] != "" {
 			return resp, WarningSkipped
 		}
-	} else if req.Operation == admissionv1.Update {
+	} else if req.Operation == admissionv1.Update && req.OldObject != nil && sameTemplateSpec(obj.templateSpecRaw(kind), req.OldObject.templateSpecRaw(kind)) {
 		// An update that leaves the template as it was (a scale, a
 		// label) was warned about when the template was written.
-		if _, old, err := k.template(req.OldObject.Raw); err == nil && apiequality.Semantic.DeepEqual(old.Spec, tmpl.Spec) {
-			return resp, WarningSkipped
-		}
+		return resp, WarningSkipped
 	}
-	name := obj.GetName()
+	name := obj.Metadata.Name
 	if name == "" {
-		name = obj.GetGenerateName() + "*"
+		name = obj.Metadata.GenerateName + "*"
 	}
-	pod := &v1.Pod{ObjectMeta: tmpl.ObjectMeta, Spec: tmpl.Spec}
+	pod := meta.pod(spec)
 	if pod.Namespace == "" {
 		pod.Namespace = req.Namespace
 	}
-	lines := w.Warnings(k.kind+" "+name, pod)
+	lines := w.Warnings(kind+" "+name, pod)
 	if len(lines) == 0 {
 		return resp, WarningClean
 	}
-	logger.V(2).Info("Warned", "kind", k.kind, "namespace", req.Namespace, "name", name, "enforce", enforce, "warnings", lines)
+	logger.V(2).Info("Warned", "kind", kind, "namespace", req.Namespace, "name", name, "enforce", enforce, "warnings", lines)
 	if !enforce {
 		resp.Warnings = lines
 		return resp, WarningWarned
@@ -190,6 +194,33 @@ func (w *Warner) AdmitWarnings(logger klog.Logger, req *admissionv1.AdmissionReq
 	return resp, WarningRefused
 }
 
+// hasController is metav1.GetControllerOf's test: an owner reference
+// marked as the controller.
+func hasController(refs []metav1.OwnerReference) bool {
+	return slices.ContainsFunc(refs, func(r metav1.OwnerReference) bool { return ptr.Deref(r.Controller, false) })
+}
+
+// sameTemplateSpec reports whether two texts of a template's spec say the
+// same: the same text does (the API server writes both objects alike), and
+// others are decoded in full and compared as the API server's types.
+func sameTemplateSpec(raw, oldRaw []byte) bool {
+	if raw != nil && bytes.Equal(raw, oldRaw) {
+		return true
+	}
+	var spec, old v1.PodSpec
+	if raw != nil {
+		if err := json.Unmarshal(raw, &spec); err != nil {
+			return false
+		}
+	}
+	if oldRaw != nil {
+		if err := json.Unmarshal(oldRaw, &old); err != nil {
+			return false
+		}
+	}
+	return apiequality.Semantic.DeepEqual(old, spec)
+}
+
 // maxWarningReviewBytes bounds an AdmissionReview's body: the API server
 // caps objects at 3 MiB, and an update's review carries two.
 const maxWarningReviewBytes = 8 << 20
@@ -209,13 +240,24 @@ func (w *Warner) WarningsHandler(logger klog.Logger, enforce bool) http.Handler 
 			http.Error(rw, "cannot read the request body", http.StatusBadRequest)
 			return
 		}
-		var review admissionv1.AdmissionReview
-		if err := json.Unmarshal(body, &review); err != nil || review.Request == nil {
-			WarningReviews.WithLabelValues(string(WarningError)).Inc()
-			http.Error(rw, fmt.Sprintf("not an AdmissionReview with a request: %v", err), http.StatusBadRequest)
-			return
+		// The review read as the warnings read it; one it does not read
+		// (no request, no object, an error) is read again in full, and
+		// answered as ever.
+		var review warnAdmissionReview
+		var resp *admissionv1.AdmissionResponse
+		var outcome WarningOutcome
+		if err := json.Unmarshal(body, &review); err == nil && review.Request != nil && review.Request.Object != nil {
+			resp, outcome = w.admitWarnings(logger, review.Request, nil, enforce)
+		} else {
+			var full admissionv1.AdmissionReview
+			if err := json.Unmarshal(body, &full); err != nil || full.Request == nil {
+				WarningReviews.WithLabelValues(string(WarningError)).Inc()
+				http.Error(rw, fmt.Sprintf("not an AdmissionReview with a request: %v", err), http.StatusBadRequest)
+				return
+			}
+			review.TypeMeta = full.TypeMeta
+			resp, outcome = w.AdmitWarnings(logger, full.Request, enforce)
 		}
-		resp, outcome := w.AdmitWarnings(logger, review.Request, enforce)
 		WarningReviews.WithLabelValues(string(outcome)).Inc()
 		out := admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp}
 		if out.APIVersion == "" {

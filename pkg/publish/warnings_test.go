@@ -135,18 +135,66 @@ func warnPod(name string, s v1.PodSpec) *v1.Pod {
 // runs and what the cluster has: each warning, in explain's words, at
 // most 120 characters a line; a refusal only where the namespace enforces.
 func TestWarnings(t *testing.T) {
+	for _, tt := range warningsTests() {
+		t.Run(tt.name, func(t *testing.T) {
+			w, err := NewWarner("windows-aware", scheme.DefaultArgs(), tt.nodes, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, outcome := w.AdmitWarnings(klog.Background(), tt.req(t), tt.enforce)
+			if outcome != tt.want {
+				t.Errorf("outcome %s, want %s (warnings %q)", outcome, tt.want, resp.Warnings)
+			}
+			if resp.Allowed != (outcome != WarningRefused) || (!tt.enforce && !resp.Allowed) {
+				t.Errorf("allowed = %v with outcome %s, enforce %v", resp.Allowed, outcome, tt.enforce)
+			}
+			text := resp.Warnings
+			if !resp.Allowed {
+				if len(resp.Warnings) != 0 || resp.Result == nil || !strings.Contains(resp.Result.Message, LabelEnforce+"=true") {
+					t.Errorf("a refusal says why in its status, not in warnings: %+v", resp)
+				}
+				text = []string{resp.Result.Message}
+			}
+			for _, l := range resp.Warnings {
+				if len(l) > MaxWarningLength || strings.ContainsAny(l, "\n\r") || !strings.HasPrefix(l, warningPrefix) {
+					t.Errorf("warning of %d characters, not one line of at most %d with the prefix: %q", len(l), MaxWarningLength, l)
+				}
+			}
+			joined := joinWarnings(text)
+			at := 0
+			for _, want := range tt.wantLines {
+				i := strings.Index(joined[at:], want)
+				if i < 0 {
+					t.Errorf("warnings do not say %q (after what came before); they say:\n%s", want, strings.Join(resp.Warnings, "\n"))
+					continue
+				}
+				at += i + len(want)
+			}
+			if tt.wantLines == nil && len(resp.Warnings) > 0 {
+				t.Errorf("unexpected warnings:\n%s", strings.Join(resp.Warnings, "\n"))
+			}
+		})
+	}
+}
+
+// warningsTest is a case of TestWarnings.
+type warningsTest struct {
+	name    string
+	nodes   Inventory
+	req     func(t *testing.T) *admissionv1.AdmissionRequest
+	enforce bool
+	want    WarningOutcome
+	// wantLines are substrings of the warnings, joined by a space with
+	// the prefixes taken out, in order.
+	wantLines []string
+}
+
+// warningsTests are TestWarnings' cases, which TestWarningsDecode reads
+// both ways too.
+func warningsTests() []warningsTest {
 	owned := warnPod("web-abc", warnSpec(warnImg2016))
 	owned.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "1", Controller: ptr.To(true)}}
-	tests := []struct {
-		name    string
-		nodes   Inventory
-		req     func(t *testing.T) *admissionv1.AdmissionRequest
-		enforce bool
-		want    WarningOutcome
-		// wantLines are substrings of the warnings, joined by a space
-		// with the prefixes taken out, in order.
-		wantLines []string
-	}{{
+	return []warningsTest{{
 		name:  "an ltsc2016 Deployment on a cluster of 2022 and 2025 nodes",
 		nodes: warnCluster(),
 		req: func(t *testing.T) *admissionv1.AdmissionRequest {
@@ -292,46 +340,6 @@ func TestWarnings(t *testing.T) {
 		},
 		want: WarningError,
 	}}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			w, err := NewWarner("windows-aware", scheme.DefaultArgs(), tt.nodes, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp, outcome := w.AdmitWarnings(klog.Background(), tt.req(t), tt.enforce)
-			if outcome != tt.want {
-				t.Errorf("outcome %s, want %s (warnings %q)", outcome, tt.want, resp.Warnings)
-			}
-			if resp.Allowed != (outcome != WarningRefused) || (!tt.enforce && !resp.Allowed) {
-				t.Errorf("allowed = %v with outcome %s, enforce %v", resp.Allowed, outcome, tt.enforce)
-			}
-			text := resp.Warnings
-			if !resp.Allowed {
-				if len(resp.Warnings) != 0 || resp.Result == nil || !strings.Contains(resp.Result.Message, LabelEnforce+"=true") {
-					t.Errorf("a refusal says why in its status, not in warnings: %+v", resp)
-				}
-				text = []string{resp.Result.Message}
-			}
-			for _, l := range resp.Warnings {
-				if len(l) > MaxWarningLength || strings.ContainsAny(l, "\n\r") || !strings.HasPrefix(l, warningPrefix) {
-					t.Errorf("warning of %d characters, not one line of at most %d with the prefix: %q", len(l), MaxWarningLength, l)
-				}
-			}
-			joined := joinWarnings(text)
-			at := 0
-			for _, want := range tt.wantLines {
-				i := strings.Index(joined[at:], want)
-				if i < 0 {
-					t.Errorf("warnings do not say %q (after what came before); they say:\n%s", want, strings.Join(resp.Warnings, "\n"))
-					continue
-				}
-				at += i + len(want)
-			}
-			if tt.wantLines == nil && len(resp.Warnings) > 0 {
-				t.Errorf("unexpected warnings:\n%s", strings.Join(resp.Warnings, "\n"))
-			}
-		})
-	}
 }
 
 // joinWarnings is the text of warnings with their prefixes taken out, a
