@@ -37,6 +37,19 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/publish"
 )
 
+// retiring is an expression on the retiring label of publish mode's
+// preferred term, with op.
+func retiring(op v1.NodeSelectorOperator) v1.NodeSelectorRequirement {
+	return v1.NodeSelectorRequirement{Key: "windows-aware.x-k8s.io/retiring", Operator: op, Values: []string{"true"}}
+}
+
+// prefer adds a preferred term of the expressions to p.
+func prefer(p *v1.Pod, exprs ...v1.NodeSelectorRequirement) {
+	na := p.Spec.Affinity.NodeAffinity
+	na.PreferredDuringSchedulingIgnoredDuringExecution = append(na.PreferredDuringSchedulingIgnoredDuringExecution,
+		v1.PreferredSchedulingTerm{Weight: 100, Preference: v1.NodeSelectorTerm{MatchExpressions: exprs}})
+}
+
 // TestGatePolicyExpressions evaluates the validations of the shipped
 // ValidatingAdmissionPolicy (manifests/publish-gate/policy.yaml) with the
 // API server's own CEL library, on a gated pod and each change of it: what
@@ -125,6 +138,15 @@ func TestGatePolicyExpressions(t *testing.T) {
 		}, wantRefused: "required node affinity"},
 		{name: "add an unrelated preferred term", old: gated, change: func(p *v1.Pod) {
 			p.Spec.Affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution[0].Preference.MatchExpressions[0].Key = "pool"
+		}, wantRefused: "preferred"},
+		{name: "prefer the nodes that are not retiring", old: gated, change: func(p *v1.Pod) { prefer(p, retiring(v1.NodeSelectorOpNotIn)) }},
+		{name: "prefer the retiring nodes", old: gated, change: func(p *v1.Pod) { prefer(p, retiring(v1.NodeSelectorOpIn)) }, wantRefused: "preferred"},
+		{name: "two terms on the retiring label", old: gated, change: func(p *v1.Pod) {
+			prefer(p, retiring(v1.NodeSelectorOpNotIn))
+			prefer(p, retiring(v1.NodeSelectorOpNotIn))
+		}, wantRefused: "preferred"},
+		{name: "the retiring label beside another key in one term", old: gated, change: func(p *v1.Pod) {
+			prefer(p, retiring(v1.NodeSelectorOpNotIn), v1.NodeSelectorRequirement{Key: "pool", Operator: v1.NodeSelectorOpExists})
 		}, wantRefused: "preferred"},
 	}
 	for _, tt := range tests {

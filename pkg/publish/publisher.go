@@ -133,9 +133,7 @@ func (p *Publisher) publish(pod *v1.Pod) (Record, Outcome) {
 	if d.OS() != "" && (!waits || d.OSSource().Declared()) {
 		p.writeOS(pod, d, &rec)
 		if !waits && movable(d, &rec) {
-			// At admission only: the gate remover's admission policy
-			// lets it add one preferred term, the build's.
-			preferStaying(pod)
+			rec.AvoidsRetiring = preferStaying(pod)
 		}
 	}
 	if waits && !Gated(pod) {

@@ -140,7 +140,7 @@ func TestPublish(t *testing.T) {
 			wantSelector:    map[string]string{v1.LabelOSStable: "windows"},
 			wantAffinity:    staying(preferring(requiredTerms([]v1.NodeSelectorRequirement{buildIs(build22, build23, build25)}), build22)),
 			wantTolerations: winTolerations,
-			wantRecord:      Record{Source: "tag", OS: "windows", Builds: []string{build22, build23, build25}, Preferred: build22, Tolerations: tolerationStrings(winTolerations)},
+			wantRecord:      Record{Source: "tag", OS: "windows", Builds: []string{build22, build23, build25}, Preferred: build22, Tolerations: tolerationStrings(winTolerations), AvoidsRetiring: true},
 		},
 		{
 			name: "ltsc2022 under exact compatibility: 2022 only", pod: podOf(img2022), outcome: OutcomeStamped,
@@ -211,7 +211,7 @@ func TestPublish(t *testing.T) {
 			wantSelector:    map[string]string{v1.LabelOSStable: "windows"},
 			wantAffinity:    staying(preferring(requiredTerms([]v1.NodeSelectorRequirement{buildIs(build25)}, []v1.NodeSelectorRequirement{zoneIs("b"), buildIs(build22, build23, build25)}), build22)),
 			wantTolerations: winTolerations,
-			wantRecord:      Record{Source: "tag", OS: "windows", Builds: []string{build22, build23, build25}, Preferred: build22, Tolerations: tolerationStrings(winTolerations)},
+			wantRecord:      Record{Source: "tag", OS: "windows", Builds: []string{build22, build23, build25}, Preferred: build22, Tolerations: tolerationStrings(winTolerations), AvoidsRetiring: true},
 		},
 		{
 			name: "a term that names the build too widely is narrowed by a second expression", outcome: OutcomeStamped,

@@ -41,6 +41,9 @@ type Record struct {
 	Preferred string `json:"preferred,omitempty"`
 	// Tolerations are the tolerations added, as key=value:Effect.
 	Tolerations []string `json:"tolerations,omitempty"`
+	// AvoidsRetiring: the preferred term for the nodes that are not
+	// labelled windows-aware.x-k8s.io/retiring=true was added.
+	AvoidsRetiring bool `json:"avoidsRetiring,omitempty"`
 	// GatedOn is the image whose registry the pod waits for, when the
 	// scheduling gate GatePlatform was added.
 	GatedOn string `json:"gatedOn,omitempty"`
@@ -52,7 +55,7 @@ type Record struct {
 
 // Empty reports whether nothing was written.
 func (r *Record) Empty() bool {
-	return r.OS == "" && len(r.Builds) == 0 && r.Preferred == "" && len(r.Tolerations) == 0 && r.GatedOn == ""
+	return r.OS == "" && len(r.Builds) == 0 && r.Preferred == "" && len(r.Tolerations) == 0 && !r.AvoidsRetiring && r.GatedOn == ""
 }
 
 // String is the annotation's value: compact JSON.

@@ -93,16 +93,18 @@ func TestPublishPrefersStaying(t *testing.T) {
 	}
 }
 
-// TestUngateWritesNoStayingTerm: the gate remover writes the build term
-// alone, which is all its admission policy lets it add.
-func TestUngateWritesNoStayingTerm(t *testing.T) {
+// TestUngateWritesStayingTerm: the gate remover writes the build term and
+// the term for the nodes that are not retiring, as admission does for a
+// pod it need not gate (its admission policy lets it add one of each).
+func TestUngateWritesStayingTerm(t *testing.T) {
 	pod := with(podOf(img2022), func(p *v1.Pod) {
 		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: GatePlatform}}
 	})
-	if _, outcome, _ := newPublisher(t).Ungate(pod, nil); outcome != OutcomeStamped {
-		t.Fatalf("outcome %q, want %q", outcome, OutcomeStamped)
+	rec, outcome, _ := newPublisher(t).Ungate(pod, nil)
+	if outcome != OutcomeStamped || !rec.AvoidsRetiring {
+		t.Fatalf("outcome %q, record %+v; want %q, avoidsRetiring", outcome, rec, OutcomeStamped)
 	}
-	want := []v1.PreferredSchedulingTerm{{Weight: 100, Preference: v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{buildIs(build22)}}}}
+	want := []v1.PreferredSchedulingTerm{{Weight: 100, Preference: v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{buildIs(build22)}}}, stayingTerm}
 	if diff := cmp.Diff(want, preferredOf(pod)); diff != "" {
 		t.Errorf("preferred terms (-want +got):\n%s", diff)
 	}

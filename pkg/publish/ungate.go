@@ -100,7 +100,8 @@ func labelGated(pod *v1.Pod) {
 // a pod that is still gated before the update: nodeSelector keys added,
 // never changed; a required node affinity set where the pod had none, or
 // an expression added inside each existing term, never a term added;
-// preferred terms and tolerations added. Publish's helpers only add, so
+// preferred terms (the build's, and the one for nodes that are not
+// retiring) and tolerations added. Publish's helpers only add, so
 // this holds by construction; the tests check it against the API's own
 // validation.
 //
@@ -125,6 +126,9 @@ func (p *Publisher) Ungate(pod *v1.Pod, resolveErr error) (rec Record, outcome O
 	var added Record
 	if d.OS() != "" {
 		p.writeOS(pod, d, &added)
+		if movable(d, &added) {
+			added.AvoidsRetiring = preferStaying(pod)
+		}
 	}
 	rec, _ = ParseRecord(pod.Annotations[AnnotationPublished]) // what admission wrote; none is fine
 	rec.Source = string(sourceOf(d))
@@ -142,6 +146,7 @@ func (p *Publisher) Ungate(pod *v1.Pod, resolveErr error) (rec Record, outcome O
 		rec.Preferred = added.Preferred
 	}
 	rec.Tolerations = append(rec.Tolerations, added.Tolerations...)
+	rec.AvoidsRetiring = rec.AvoidsRetiring || added.AvoidsRetiring
 	if pod.Annotations == nil {
 		pod.Annotations = map[string]string{}
 	}

@@ -84,8 +84,8 @@ func TestUngate(t *testing.T) {
 			outcome:      OutcomeStamped,
 			wantRequired: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: []v1.NodeSelectorRequirement{buildIs(build19, build22, build23, build25)}}}},
 			wantPreferred: []v1.PreferredSchedulingTerm{{Weight: preferredWeight, Preference: v1.NodeSelectorTerm{
-				MatchExpressions: []v1.NodeSelectorRequirement{buildIs(build22)}}}},
-			wantRecord: Record{Source: "registry", OS: "windows", Builds: []string{build19, build22, build23, build25}, Preferred: build22, Tolerations: winTolerations},
+				MatchExpressions: []v1.NodeSelectorRequirement{buildIs(build22)}}}, stayingTerm},
+			wantRecord: Record{Source: "registry", OS: "windows", Builds: []string{build19, build22, build23, build25}, Preferred: build22, Tolerations: winTolerations, AvoidsRetiring: true},
 		},
 		{
 			name:  "existing required terms: the build goes inside each, an empty term stays empty",
@@ -119,13 +119,14 @@ func TestUngate(t *testing.T) {
 			outcome: OutcomeConflict,
 		},
 		{
-			name:          "the registry has no such image, onFailure TagRules: what the spec says, and the fallback recorded",
+			name:          "the registry has no such image, onFailure TagRules: what the spec says, any build but a retiring one preferred, and the fallback recorded",
 			scope:         config.ResolutionWindows,
 			pod:           windowsPod(missing),
-			outcome:       OutcomeSkipped,
+			outcome:       OutcomeStamped,
 			wantErr:       true,
 			resolveWithin: 10 * time.Second,
-			wantRecord:    Record{Source: "spec", OS: "windows", Tolerations: winTolerations, Fallback: config.OnFailureTagRules},
+			wantPreferred: []v1.PreferredSchedulingTerm{stayingTerm},
+			wantRecord:    Record{Source: "spec", OS: "windows", Tolerations: winTolerations, AvoidsRetiring: true, Fallback: config.OnFailureTagRules},
 		},
 		{
 			name:      "the registry has no such image, onFailure Reject: nothing written, for the scheduler to reject",
