@@ -157,9 +157,12 @@ func readMeta(path string) (map[string]string, error) {
 
 // results is everything one hack/bench.sh run left.
 type results struct {
-	meta       map[string]string
-	plugins    samples
-	perf       samples
+	meta    map[string]string
+	plugins samples
+	perf    samples
+	// tools are the webhook's, its inventory's and upgrade-plan's
+	// benchmarks (admission.txt).
+	tools      samples
 	placements []placement
 	benchstat  map[string]string // benchstat-<key>.txt
 	profiles   []profile         // cpu-*.txt, by file name
@@ -208,6 +211,9 @@ func load(dir string) (*results, error) {
 		return nil, err
 	}
 	if r.perf, err = readBench(filepath.Join(dir, "perf.txt")); err != nil {
+		return nil, err
+	}
+	if r.tools, err = readBench(filepath.Join(dir, "admission.txt")); err != nil {
 		return nil, err
 	}
 	if r.placements, err = readPlacements(filepath.Join(dir, "perf")); err != nil {

@@ -184,6 +184,7 @@ func (r *results) targets() []target {
 		}
 	}
 	ts = append(ts, r.resolutionTargets()...)
+	ts = append(ts, r.toolTargets()...)
 	bad, checked := 0, 0
 	for _, p := range r.placements {
 		if p.Enforced {

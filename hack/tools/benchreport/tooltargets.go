@@ -1,0 +1,59 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import "fmt"
+
+// The targets of the webhook's warnings at apply time, its node inventory
+// and kubectl windows-aware upgrade-plan, each at 5,000 nodes.
+const (
+	targetWarningsP99Ms    = 5.0 // a /warnings review's p99, at most
+	targetWarningsRatio    = 0.9 // throughput with warnings on over off, at least
+	targetInventoryMiB     = 20  // the node inventory's heap, at most
+	targetUpgradePlanSec   = 10  // one plan of 10,000 pods, by tags, at most
+	targetUpgradePlanBytes = 500 // ... and its MiB allocated, at most
+)
+
+// toolTargets are the targets read from admission.txt (hack/bench.sh's
+// BenchmarkWarningsAdmission, BenchmarkInventoryMemory and
+// BenchmarkUpgradePlan); none when a run left no such file.
+func (r *results) toolTargets() []target {
+	var ts []target
+	if p99, ok := r.tools.median("WarningsAdmission/warnings=on", "p99-ms"); ok {
+		ts = append(ts, target{"admission: p99 of a review with warnings on, 5000 nodes (ms)",
+			fmt.Sprintf("≤ %.0f", targetWarningsP99Ms), fmt.Sprintf("%.2f", p99), p99 <= targetWarningsP99Ms})
+	}
+	if x, ok := r.tools.median("WarningsAdmission/warnings=on", "ratio"); ok {
+		ts = append(ts, target{"admission: throughput with warnings on / off, 5000 nodes",
+			fmt.Sprintf("≥ %.1fx", targetWarningsRatio), fmt.Sprintf("%.2fx", x), x >= targetWarningsRatio})
+	}
+	if mib, ok := r.tools.median("InventoryMemory", "MiB/5000nodes"); ok {
+		ts = append(ts, target{"admission: the node inventory's memory, 5000 nodes (MiB)",
+			fmt.Sprintf("≤ %d", targetInventoryMiB), fmt.Sprintf("%.1f", mib), mib <= targetInventoryMiB})
+	}
+	if ns, ok := r.tools.median("UpgradePlan/AllPools", "ns/op"); ok {
+		sec := ns / 1e9
+		ts = append(ts, target{"kubectl windows-aware upgrade-plan, 5000 nodes and 10000 pods, tags only (s per plan)",
+			fmt.Sprintf("≤ %d", targetUpgradePlanSec), fmt.Sprintf("%.3f", sec), sec <= targetUpgradePlanSec})
+	}
+	if b, ok := r.tools.median("UpgradePlan/AllPools", "B/op"); ok {
+		mib := b / (1 << 20)
+		ts = append(ts, target{"kubectl windows-aware upgrade-plan, 5000 nodes and 10000 pods, tags only (MiB allocated per plan)",
+			fmt.Sprintf("≤ %d", targetUpgradePlanBytes), fmt.Sprintf("%.1f", mib), mib <= targetUpgradePlanBytes})
+	}
+	return ts
+}
