@@ -150,4 +150,3 @@ func TestChartWarningsRejectsBadValues(t *testing.T) {
 		})
 	}
 }
-
