@@ -110,20 +110,6 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	return pl, nil
 }
 
-// NewOffline builds the plugin from its args, as New does, for tools that
-// decide about pods outside a scheduler (explain's live view aside, the
-// admission webhook): it watches no nodes, registers no metrics, and
-// starts no image resolver, so that it never calls a registry and needs
-// none of the resolver's credentials. Its decisions are the ones the
-// scheduler makes before any registry has answered: by the tags.
-func NewOffline(obj runtime.Object) (*WindowsAware, error) {
-	args, err := decodeArgs(obj)
-	if err != nil {
-		return nil, err
-	}
-	return newWindowsAware(args)
-}
-
 // HasSynced reports whether the node class table has been told of every
 // node the scheduler's informer listed at start. Until then Filter and
 // Score read the labels of the nodes the table does not hold: slower, and
