@@ -40,17 +40,17 @@ const (
 	ErrReasonArch           = podneeds.ReasonArch
 )
 
-// reasonsOf maps each verdict to its reason. Each reason lives in a slice
-// of its own, capped at its length, so that a rejection costs one
-// allocation (the Status) and nothing the framework appends to a Status
-// can write into it.
-var reasonsOf = [...][]string{
-	windows.WrongOS:        []string{ErrReasonOS}[:1:1],
-	windows.NoBuild:        []string{ErrReasonNoBuild}[:1:1],
-	windows.MalformedBuild: []string{ErrReasonMalformedBuild}[:1:1],
-	windows.WrongBuild:     []string{ErrReasonBuild}[:1:1],
-	windows.WrongArch:      []string{ErrReasonArch}[:1:1],
-}
+// reasonsOf holds, by verdict, podneeds' reason of it (the one table of
+// them), each in a slice of its own, capped at its length, so that a
+// rejection costs one allocation (the Status) and nothing the framework
+// appends to a Status can write into it. Fits, verdict 0, has none.
+var reasonsOf = func() [][]string {
+	out := [][]string{windows.Fits: nil}
+	for f := windows.Fits + 1; podneeds.Reason(f) != ""; f++ {
+		out = append(out, []string{podneeds.Reason(f)}[:1:1])
+	}
+	return out
+}()
 
 // preFilterStateKey is where PreFilter leaves a pod's requirements for
 // Filter, Score and OSTaintToleration.
