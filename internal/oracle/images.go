@@ -44,6 +44,10 @@ var images = map[string]Need{
 	"redis:7.4":  {OS: Linux},
 	"redis:2004": {OS: Linux}, // a bare release number on a Linux image
 	"busybox":    {OS: Linux},
+	// Prometheus's node exporter publishes Linux images only (amd64,
+	// arm64 and others; no Windows entry): the windows_exporter is
+	// another image.
+	"quay.io/prometheus/node-exporter:v1.8.2": {OS: Linux},
 	// Linux and Windows in one manifest list.
 	"registry.k8s.io/pause:3.10":                   {OS: AnyOS},
 	"registry.k8s.io/e2e-test-images/agnhost:2.53": {OS: AnyOS},
