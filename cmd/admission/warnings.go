@@ -17,9 +17,7 @@ limitations under the License.
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -134,9 +132,8 @@ func (o *options) keepWarningsCABundle(ctx context.Context, logger klog.Logger, 
 }
 
 // patchWarningsCABundle sets the caBundle of every webhook of the
-// configuration that lacks the Secret's, with a JSON patch that first tests
-// each webhook's name at its index, as webhookcert does for the mutating
-// configuration.
+// configuration that lacks the Secret's, with webhookcert's patch, as for
+// the mutating configuration.
 func patchWarningsCABundle(ctx context.Context, client kubernetes.Interface, namespace, secret, configuration string) error {
 	s, err := client.CoreV1().Secrets(namespace).Get(ctx, secret, metav1.GetOptions{})
 	if err != nil {
@@ -155,25 +152,12 @@ func patchWarningsCABundle(ctx context.Context, client kubernetes.Interface, nam
 	if err != nil {
 		return fmt.Errorf("reading ValidatingWebhookConfiguration %s: %w", configuration, err)
 	}
-	type op struct {
-		Op    string `json:"op"`
-		Path  string `json:"path"`
-		Value any    `json:"value"`
-	}
-	var ops []op
+	names, have := make([]string, len(cfg.Webhooks)), make([][]byte, len(cfg.Webhooks))
 	for i, w := range cfg.Webhooks {
-		if bytes.Equal(w.ClientConfig.CABundle, want) {
-			continue
-		}
-		ops = append(ops,
-			op{Op: "test", Path: fmt.Sprintf("/webhooks/%d/name", i), Value: w.Name},
-			op{Op: "add", Path: fmt.Sprintf("/webhooks/%d/clientConfig/caBundle", i), Value: want})
+		names[i], have[i] = w.Name, w.ClientConfig.CABundle
 	}
-	if len(ops) == 0 {
-		return nil
-	}
-	patch, err := json.Marshal(ops)
-	if err != nil {
+	patch, n, err := webhookcert.CABundlePatch(want, names, have)
+	if err != nil || n == 0 {
 		return err
 	}
 	if _, err := configs.Patch(ctx, cfg.Name, types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {

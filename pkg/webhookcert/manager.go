@@ -17,10 +17,8 @@ limitations under the License.
 package webhookcert
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -248,13 +246,6 @@ func (m *Manager) serve(b *Bundle) {
 	m.readyOnce.Do(func() { close(m.ready) })
 }
 
-// jsonPatchOp is one operation of an RFC 6902 JSON patch.
-type jsonPatchOp struct {
-	Op    string `json:"op"`
-	Path  string `json:"path"`
-	Value any    `json:"value"`
-}
-
 // patchCABundle sets the caBundle of every webhook of the configuration
 // that lacks it, with a JSON patch that first tests each webhook's name at
 // its index, so that a configuration changed in between is not patched at
@@ -269,25 +260,17 @@ func (m *Manager) patchCABundle(ctx context.Context, b *Bundle) error {
 	if err != nil {
 		return fmt.Errorf("reading MutatingWebhookConfiguration %s: %w", m.cfg.WebhookConfiguration, err)
 	}
-	var ops []jsonPatchOp
+	names, have := make([]string, len(cfg.Webhooks)), make([][]byte, len(cfg.Webhooks))
 	for i, w := range cfg.Webhooks {
-		if bytes.Equal(w.ClientConfig.CABundle, want) {
-			continue
-		}
-		ops = append(ops,
-			jsonPatchOp{Op: "test", Path: fmt.Sprintf("/webhooks/%d/name", i), Value: w.Name},
-			jsonPatchOp{Op: "add", Path: fmt.Sprintf("/webhooks/%d/clientConfig/caBundle", i), Value: want})
+		names[i], have[i] = w.Name, w.ClientConfig.CABundle
 	}
-	if len(ops) == 0 {
-		return nil
-	}
-	patch, err := json.Marshal(ops)
-	if err != nil {
+	patch, n, err := CABundlePatch(want, names, have)
+	if err != nil || n == 0 {
 		return err
 	}
 	if _, err := configs.Patch(ctx, cfg.Name, types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
 		return fmt.Errorf("patching the CA bundle into MutatingWebhookConfiguration %s: %w", cfg.Name, err)
 	}
-	m.logger.Info("Patched the CA bundle into the webhook configuration", "webhooks", len(ops)/2, "cas", len(b.Trusted))
+	m.logger.Info("Patched the CA bundle into the webhook configuration", "webhooks", n, "cas", len(b.Trusted))
 	return nil
 }
