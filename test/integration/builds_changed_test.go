@@ -20,13 +20,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
-	"github.com/windows-aware/windows-aware/internal/localproc"
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/internal/registryserver"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
@@ -103,32 +101,5 @@ func (r *resolutionEnv) startBuildsChangedScheduler() {
 		"credentials": map[string]any{"dockerConfigFile": dockerConfig},
 		"cache":       map[string]any{"tagTTL": buildsChangedTagTTL.String()},
 	}
-	cfg := fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: %s
-leaderElection:
-  leaderElect: false
-profiles:
-%s`, strconv.Quote(r.c.SchedulerKubeconfig), resolutionProfile(profileBuildsChanged, resolution))
-	cfgFile := filepath.Join(dir, "scheduler-config.yaml")
-	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
-		r.t.Fatal(err)
-	}
-	port, err := localproc.FreePort()
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	p, err := r.c.Run(r.ctx, "scheduler-builds-changed", r.c.Binaries.Scheduler,
-		[]string{"--config=" + cfgFile, "--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(port), "-v=2"},
-		fmt.Sprintf("https://127.0.0.1:%d/healthz", port))
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	r.t.Cleanup(func() {
-		if r.t.Failed() {
-			r.t.Logf("scheduler log ends with:\n%s", p.Tail(6000))
-		}
-		p.Stop(10 * time.Second)
-	})
+	r.startResolvingScheduler("scheduler-builds-changed", dir, resolutionProfile(profileBuildsChanged, resolution))
 }

@@ -177,6 +177,17 @@ func (r *resolutionEnv) startScheduler() {
 			"registries": registries, "credentials": credentials,
 		}
 	}
+	r.startResolvingScheduler("scheduler-registry", dir,
+		resolutionProfile(profileTagRules, resolution("Undeclared", "TagRules", map[string]any{"dockerConfigFile": dockerConfig}))+
+			resolutionProfile(profileReject, resolution("Undeclared", "Reject", map[string]any{"dockerConfigFile": dockerConfig}))+
+			resolutionProfile(profilePullSecrets, resolution("Windows", "TagRules", map[string]any{"podPullSecrets": true})))
+}
+
+// startResolvingScheduler starts a scheduler of its own, name, without
+// leader election, whose configuration (written in dir) holds profiles,
+// and stops it when the test ends, with its log's end if the test failed
+// or the scheduler exited.
+func (r *resolutionEnv) startResolvingScheduler(name, dir, profiles string) {
 	cfg := fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 clientConnection:
@@ -184,10 +195,7 @@ clientConnection:
 leaderElection:
   leaderElect: false
 profiles:
-%s%s%s`, strconv.Quote(r.c.SchedulerKubeconfig),
-		resolutionProfile(profileTagRules, resolution("Undeclared", "TagRules", map[string]any{"dockerConfigFile": dockerConfig})),
-		resolutionProfile(profileReject, resolution("Undeclared", "Reject", map[string]any{"dockerConfigFile": dockerConfig})),
-		resolutionProfile(profilePullSecrets, resolution("Windows", "TagRules", map[string]any{"podPullSecrets": true})))
+%s`, strconv.Quote(r.c.SchedulerKubeconfig), profiles)
 	cfgFile := filepath.Join(dir, "scheduler-config.yaml")
 	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
 		r.t.Fatal(err)
@@ -196,7 +204,7 @@ profiles:
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	p, err := r.c.Run(r.ctx, "scheduler-registry", r.c.Binaries.Scheduler,
+	p, err := r.c.Run(r.ctx, name, r.c.Binaries.Scheduler,
 		[]string{"--config=" + cfgFile, "--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(port), "-v=2"},
 		fmt.Sprintf("https://127.0.0.1:%d/healthz", port))
 	if err != nil {
@@ -204,10 +212,10 @@ profiles:
 	}
 	r.t.Cleanup(func() {
 		if p.Exited() {
-			r.t.Errorf("the resolving scheduler exited; log %s:\n%s", p.LogFile, p.Tail(3000))
+			r.t.Errorf("the resolving scheduler %s exited; log %s:\n%s", name, p.LogFile, p.Tail(3000))
 		}
 		if r.t.Failed() {
-			r.t.Logf("resolving scheduler log ends with:\n%s", p.Tail(6000))
+			r.t.Logf("%s log ends with:\n%s", name, p.Tail(6000))
 		}
 		p.Stop(10 * time.Second)
 	})
