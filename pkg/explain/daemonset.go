@@ -141,7 +141,7 @@ func (e *Explainer) JudgeDaemonSet(ctx context.Context, t Template) (*DaemonSetR
 	goodBuilds := map[string]bool{}
 	for _, n := range e.Nodes {
 		win := strings.EqualFold(podneeds.NodeOS(n), windows.OSWindows)
-		fits, _ := d.FitNode(n)
+		fits, _ := d.RunsOn(n)
 		if win {
 			windowsNodes++
 			if fits {

@@ -96,7 +96,7 @@ func (e *Explainer) judgeNodes(d *podneeds.Decision, pod *v1.Pod, groups []NodeP
 	for _, g := range groups {
 		ng := NodeGroup{Pool: g.Pool, OS: g.Platform.OS, Build: g.Platform.Build, MalformedBuild: g.Platform.MalformedBuild, Arch: g.Platform.Arch, Nodes: len(g.Nodes)}
 		for _, n := range g.Nodes {
-			fits, reason := d.FitNode(n)
+			fits, reason := d.RunsOn(n)
 			if fits {
 				if match, _ := affinity.Match(n); !match {
 					fits, reason = false, ReasonNodeAffinity

@@ -271,7 +271,7 @@ func (e *Explainer) runsOnAny(d *podneeds.Decision, pod *v1.Pod, groups []NodePo
 	var affinity nodeaffinity.RequiredNodeAffinity
 	read := false
 	for _, g := range groups {
-		if fits, _ := d.FitNode(g.Nodes[0]); !fits {
+		if fits, _ := d.RunsOn(g.Nodes[0]); !fits {
 			continue
 		}
 		if !read {
@@ -344,7 +344,7 @@ func (e *Explainer) judgeUpgrade(wp *WorkloadPlan, d *podneeds.Decision, pod *v1
 		}
 		wp.Images = append(wp.Images, ui)
 	}
-	switch fit := d.Fits(host); {
+	switch fit := d.Verdict(host); {
 	case fit != windows.Fits || rebuild:
 		wp.Verdict = VerdictRebuild
 		if !rebuild {

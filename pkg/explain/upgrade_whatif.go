@@ -71,7 +71,7 @@ func (e *Explainer) WhatIf(ctx context.Context, pool []*v1.Node, target windows.
 			}
 			if node := byName[p.Spec.NodeName]; node != nil {
 				d, _, _ := e.decideFor(ctx, p, true)
-				if fits, reason := d.FitNode(node); !fits {
+				if fits, reason := d.RunsOn(node); !fits {
 					w.Breaks = append(w.Breaks, PodPlan{Namespace: p.Namespace, Name: p.Name, Node: p.Spec.NodeName, Workload: name,
 						Reason: e.breakReason(d, reason, target)})
 				}

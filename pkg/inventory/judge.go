@@ -77,7 +77,7 @@ func (s *Snapshot) Judge(d *podneeds.Decision, pod *v1.Pod, osToleration bool) V
 		if os == "" || strings.EqualFold(p.OS, os) {
 			v.OSNodes += c.Nodes
 		}
-		if d.Fits(&c.host) != windows.Fits {
+		if d.Verdict(&c.host) != windows.Fits {
 			continue
 		}
 		if t := podneeds.UntoleratedTaint(logger, c.node, p.OS, pod.Spec.Tolerations, implicit, false); t != nil {

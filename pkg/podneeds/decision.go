@@ -97,30 +97,31 @@ func (d *Decision) NeedsNothing() bool {
 // that run it, so that nodes that fit may rank apart.
 func (d *Decision) NamesBuilds() bool { return len(d.need.Images) > 0 }
 
-// Fits is the pod's verdict on a host: the one node-fit rule of the
+// Verdict is the pod's verdict on a host: the one node-fit rule of the
 // project, which the scheduler's Filter, its queueing hints, publish mode
 // and explain all apply. A decision with a conflict fits no host (WrongOS).
 // It does not allocate.
-func (d *Decision) Fits(host *windows.Host) windows.Fit {
+func (d *Decision) Verdict(host *windows.Host) windows.Fit {
 	if d.conflict != nil {
 		return windows.WrongOS
 	}
-	return d.dr.mode.Fit(&d.need, host)
+	return d.dr.mode.Verdict(&d.need, host)
 }
 
-// FitsNode is Fits on what a node's labels and kernel version say.
-func (d *Decision) FitsNode(node *v1.Node) windows.Fit {
+// VerdictOnNode is Verdict on what a node's labels and kernel version say.
+func (d *Decision) VerdictOnNode(node *v1.Node) windows.Fit {
 	host := HostOf(node)
-	return d.Fits(&host)
+	return d.Verdict(&host)
 }
 
-// FitNode reports whether the node can run the pod, and if not, why: the
-// verdict's unschedulable reason, or the conflict, which no node fits.
-func (d *Decision) FitNode(node *v1.Node) (fits bool, reason string) {
+// RunsOn reports whether the node can run the pod, and if not, why: the
+// verdict's unschedulable reason, or the conflict, which no node fits. It
+// is Verdict for callers that want a yes or no with words, not the verdict.
+func (d *Decision) RunsOn(node *v1.Node) (ok bool, reason string) {
 	if d.conflict != nil {
 		return false, d.conflict.Message
 	}
-	if f := d.FitsNode(node); f != windows.Fits {
+	if f := d.VerdictOnNode(node); f != windows.Fits {
 		return false, Reason(f)
 	}
 	return true, ""

@@ -17,7 +17,7 @@ limitations under the License.
 // Package podneeds decides what a pod needs of a node: the OS, the Windows
 // builds its images run on, where each of those came from, and whether the
 // pod contradicts itself. It is the one home of that decision and of the
-// node-fit rule built on it (Decision.Fits). The scheduler's plugins, the
+// node-fit rule built on it (Decision.Verdict). The scheduler's plugins, the
 // admission webhook, the controller that removes scheduling gates and
 // explain all ask it, so that they never disagree on which nodes can run a
 // pod.

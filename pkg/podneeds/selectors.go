@@ -96,7 +96,7 @@ func (dr *Decider) checkBuildSelector(pod *v1.Pod, need *windows.Need, images []
 	for _, v := range values {
 		if b, ok := windows.ParseBuild(v); ok {
 			host := windows.Host{OS: windows.OSWindows, Version: windows.Version{Build: b}}
-			if dr.mode.Fit(need, &host) == windows.Fits {
+			if dr.mode.Verdict(need, &host) == windows.Fits {
 				return nil
 			}
 		}

@@ -152,7 +152,7 @@ type verdicts struct {
 func judge(t *testing.T, d *podneeds.Decision, original, published *v1.Pod, node *v1.Node) verdicts {
 	t.Helper()
 	var v verdicts
-	fits, reason := d.FitNode(node)
+	fits, reason := d.RunsOn(node)
 	repels, taintReason := d.TaintsRepel(original, node, false)
 	own, err := nodeaffinity.GetRequiredNodeAffinity(original).Match(node)
 	if err != nil {

@@ -37,7 +37,7 @@ const (
 // so that nodes alike share one verdict.
 type Host struct {
 	// OS is as the node labels spell it, compared case-insensitively; ""
-	// when the node has no OS label, which Fit reads as Linux (see osOf).
+	// when the node has no OS label, which Verdict reads as Linux (see osOf).
 	OS      string
 	Arch    string // "" when the node does not say
 	Version Version
@@ -73,12 +73,12 @@ const (
 	WrongArch
 )
 
-// Fit decides whether a host can run a pod that needs need. It is the one
-// home of that rule: the plugin's Filter, its narrowing of the node list,
-// its queueing hints and anything that publishes the constraint all ask it.
-// The OS is read first, since most hosts a pod does not fit run the other
-// OS. It does not allocate.
-func (m Mode) Fit(need *Need, host *Host) Fit {
+// Verdict decides whether a host can run a pod that needs need. It is the
+// one home of that rule: the plugin's Filter, its narrowing of the node
+// list, its queueing hints and anything that publishes the constraint all
+// ask it. The OS is read first, since most hosts a pod does not fit run the
+// other OS. It does not allocate.
+func (m Mode) Verdict(need *Need, host *Host) Fit {
 	hostOS := host.osOf()
 	if need.OS != "" && !strings.EqualFold(hostOS, need.OS) {
 		return WrongOS

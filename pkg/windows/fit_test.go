@@ -78,7 +78,7 @@ func TestFit(t *testing.T) {
 			if mode == "" {
 				mode = ModeContainerd
 			}
-			if got := mode.Fit(&tt.need, &tt.host); got != tt.want {
+			if got := mode.Verdict(&tt.need, &tt.host); got != tt.want {
 				t.Errorf("Fit = %v, want %v", got, tt.want)
 			}
 		})

@@ -70,7 +70,7 @@ func pairwiseHostBuilds(m Mode, need *Need, c *Catalog) (builds []Build, every b
 	every = true
 	for _, b := range windowsBuildsOf(need.Images, c.hosts) {
 		host := Host{OS: OSWindows, Version: Version{Build: b}, State: BuildKnown}
-		if m.Fit(need, &host) == Fits {
+		if m.Verdict(need, &host) == Fits {
 			builds = append(builds, b)
 		} else {
 			every = false

@@ -102,7 +102,7 @@ func (pl *WindowsAware) nodeAutoscalersWouldUse(logger klog.Logger, r *requireme
 			// A node PreFilter left out of the pod's node list carries
 			// the scheduler's status for absent nodes, which names no
 			// plugin: it is ours when the pod's verdict on it is.
-			if status.Code() != fwk.UnschedulableAndUnresolvable || pl.fit(r, node) == windows.Fits {
+			if status.Code() != fwk.UnschedulableAndUnresolvable || pl.verdict(r, node) == windows.Fits {
 				continue
 			}
 		default:

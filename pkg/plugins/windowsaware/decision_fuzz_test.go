@@ -90,7 +90,7 @@ func FuzzDecide(f *testing.F) {
 		pl, h := classedPlugin(t)
 		h.OnAdd(node, true)
 		d := pl.Decide(pod)
-		fits, reason := d.FitNode(node)
+		fits, reason := d.RunsOn(node)
 
 		state := newState()
 		_, status := pl.PreFilter(context.Background(), state, pod, []fwk.NodeInfo{nodeInfo(node)})

@@ -62,7 +62,7 @@ func TestDecideConflictKinds(t *testing.T) {
 			if got := d.ConflictKind(); got != tt.want {
 				t.Errorf("podneeds.ConflictKind() = %q, want %q (conflict %q)", got, tt.want, d.Conflict())
 			}
-			if fits, reason := d.FitNode(windowsNode("w", "10.0.17763", "")); tt.want != "" && (fits || reason != d.Conflict()) {
+			if fits, reason := d.RunsOn(windowsNode("w", "10.0.17763", "")); tt.want != "" && (fits || reason != d.Conflict()) {
 				t.Errorf("FitNode = %v, %q; a conflicting pod fits no node, with its conflict as the reason", fits, reason)
 			}
 		})

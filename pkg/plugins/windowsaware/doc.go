@@ -16,8 +16,8 @@ limitations under the License.
 
 // Package windowsaware holds the WindowsAware scheduler plugin of the
 // windows-aware profile. The rules live in package windows (what an image
-// needs, which host runs it, windows.Mode.Fit) and the decision built on
-// them in package podneeds (what a pod needs, Decision.Fits), which the
+// needs, which host runs it, windows.Mode.Verdict) and the decision built on
+// them in package podneeds (what a pod needs, Decision.Verdict), which the
 // webhook, the gate controller and explain call too; this package feeds
 // them from the scheduler and keeps them off the per-node path.
 //

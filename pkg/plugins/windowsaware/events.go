@@ -77,11 +77,11 @@ func (pl *WindowsAware) isSchedulableAfterNodeChange(logger klog.Logger, pod *v1
 		// The pod contradicts itself; no node can change that.
 		return fwk.QueueSkip, nil
 	}
-	if r.FitsNode(newNode) != windows.Fits {
+	if r.VerdictOnNode(newNode) != windows.Fits {
 		logger.V(5).Info("node still cannot run the pod's OS or build", "pod", klog.KObj(pod), "node", klog.KObj(newNode))
 		return fwk.QueueSkip, nil
 	}
-	if oldNode != nil && r.FitsNode(oldNode) == windows.Fits {
+	if oldNode != nil && r.VerdictOnNode(oldNode) == windows.Fits {
 		logger.V(5).Info("node already ran the pod's OS and build", "pod", klog.KObj(pod), "node", klog.KObj(newNode))
 		return fwk.QueueSkip, nil
 	}

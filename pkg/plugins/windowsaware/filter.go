@@ -88,9 +88,9 @@ func (pl *WindowsAware) PreFilter(_ context.Context, state fwk.CycleState, pod *
 // or some class is retiring.
 func (pl *WindowsAware) judgeClasses(r *requirements, t *nodeclasses.Table) {
 	r.classes = t
-	r.fits = make([]windows.Fit, t.Len())
-	for i := range r.fits {
-		r.fits[i] = r.Fits(t.Host(int32(i)))
+	r.verdicts = make([]windows.Fit, t.Len())
+	for i := range r.verdicts {
+		r.verdicts[i] = r.Verdict(t.Host(int32(i)))
 	}
 	if !r.NamesBuilds() && !t.AnyRetiring() {
 		return
@@ -101,13 +101,13 @@ func (pl *WindowsAware) judgeClasses(r *requirements, t *nodeclasses.Table) {
 	}
 }
 
-// fit is the pod's verdict on a node: its class's, or, for a node object
-// the class table does not hold yet, the verdict on its labels.
-func (pl *WindowsAware) fit(r *requirements, node *v1.Node) windows.Fit {
+// verdict is the pod's verdict on a node: its class's, or, for a node
+// object the class table does not hold yet, the verdict on its labels.
+func (pl *WindowsAware) verdict(r *requirements, node *v1.Node) windows.Fit {
 	if c, ok := r.classes.Class(node); ok {
-		return r.fits[c]
+		return r.verdicts[c]
 	}
-	return r.FitsNode(node)
+	return r.VerdictOnNode(node)
 }
 
 // PreFilterExtensions returns nil: requirements do not depend on other pods.
@@ -120,7 +120,7 @@ func (pl *WindowsAware) Filter(_ context.Context, state fwk.CycleState, pod *v1.
 	if r == nil {
 		return status
 	}
-	if f := pl.fit(r, nodeInfo.Node()); f != windows.Fits {
+	if f := pl.verdict(r, nodeInfo.Node()); f != windows.Fits {
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, reasonsOf[f]...)
 	}
 	return nil

@@ -85,7 +85,7 @@ func fittingByClass(r *requirements) fitting {
 	var classes []int32
 	f := fitting{uniform: !r.Target().HasRevision}
 	first := int64(-1)
-	for c, fit := range r.fits {
+	for c, fit := range r.verdicts {
 		if fit != windows.Fits || len(t.Names(int32(c))) == 0 {
 			continue
 		}
@@ -116,12 +116,12 @@ func (pl *WindowsAware) fittingByNode(r *requirements, nodes []fwk.NodeInfo) fit
 		var score int64
 		switch {
 		case known && scored:
-			fit, score = r.fits[c], r.scores[c]
+			fit, score = r.verdicts[c], r.scores[c]
 		case known:
-			fit = r.fits[c]
+			fit = r.verdicts[c]
 		default:
 			host := podneeds.HostOf(node)
-			fit, score = r.Fits(&host), r.score(&host, podneeds.Retiring(node))
+			fit, score = r.Verdict(&host), r.score(&host, podneeds.Retiring(node))
 		}
 		if fit != windows.Fits {
 			continue

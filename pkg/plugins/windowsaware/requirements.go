@@ -36,14 +36,14 @@ type requirements struct {
 	// target build, no revision asked for, and all retiring or none):
 	// Score would rank them all alike.
 	uniformScore bool
-	// classes are the node classes known when PreFilter ran, and fits and
-	// scores the pod's verdict and raw score for each: Filter and Score
+	// classes are the node classes known when PreFilter ran, and verdicts
+	// and scores the pod's verdict and raw score for each: Filter and Score
 	// find a node's class and index these. Nil when PreFilter did not run;
 	// scores also when Score would rank every class alike (the pod names
 	// no build and no class is retiring).
-	classes *nodeclasses.Table
-	fits    []windows.Fit
-	scores  []int64
+	classes  *nodeclasses.Table
+	verdicts []windows.Fit
+	scores   []int64
 	// complete is set when classes held every node of the snapshot: then
 	// a nil scores means that no node is retiring.
 	complete bool
