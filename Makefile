@@ -87,8 +87,8 @@ build: ## Build bin/scheduler, bin/admission and the kubectl plugin bin/kubectl-
 test: test-unit test-rules test-fuzz test-integration test-upstream ## Everything: unit, fuzz and integration tests, the alerting rules, and upstream's scheduler_perf workloads with the plugins.
 
 .PHONY: test-unit
-test-unit: build ## Unit tests, the shipped-config test and the --version check (K8S=...: of that minor).
-	$(GO) test $(K8S_GOFLAGS) ./pkg/... ./cmd/... ./internal/...
+test-unit: build ## Unit tests, the shipped-config and chart tests (test/chart) and the --version check (K8S=...: of that minor).
+	$(GO) test $(K8S_GOFLAGS) ./pkg/... ./cmd/... ./internal/... ./test/chart/...
 	cd hack/tools/benchreport && $(GO) test ./...
 	@v=$$($(BIN_DIR)/scheduler --version); echo "$$v"; echo "$$v" | grep -qF 'Kubernetes $(K8S_VERSION)+windows-aware.' \
 	  || { echo "scheduler --version does not name Kubernetes $(K8S_VERSION) and the project version" >&2; exit 1; }
@@ -207,7 +207,7 @@ verify-chart: ## Lint and render the Helm chart, publish mode on and off; hold i
 	$(TOOLS_DIR)/helm template windows-aware-scheduler $(CHART) --namespace kube-system --set publish.enabled=true >/dev/null
 	$(TOOLS_DIR)/helm template windows-aware-scheduler $(CHART) --namespace kube-system --set publish.enabled=true \
 		--set publish.certManager.enabled=true >/dev/null
-	HELM=$(TOOLS_DIR)/helm WINDOWS_AWARE_REQUIRE_HELM=1 $(GO) test -count=1 -run '^Test(Chart|RBAC|SchedulerManifests)' ./cmd/scheduler/
+	HELM=$(TOOLS_DIR)/helm WINDOWS_AWARE_REQUIRE_HELM=1 $(GO) test -count=1 -run '^Test(Chart|RBAC|SchedulerManifests)' ./test/chart/
 	$(GO) run ./internal/chartdocs/cmd/chart-docs -chart $(CHART) -check
 
 .PHONY: chart-docs

@@ -27,6 +27,10 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/explain"
 )
 
+// replaceConfig is the shipped configuration of a scheduler that replaces
+// the stock one: explain reads its WindowsAware args.
+const replaceConfig = "../../manifests/scheduler-config.yaml"
+
 // runExplain runs "scheduler explain args..." as main does, and returns
 // its exit status and output.
 func runExplain(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {

@@ -15,8 +15,8 @@ limitations under the License.
 */
 
 // Command scheduler is kube-scheduler with the windows-aware plugins
-// registered, so that one binary serves the stock default-scheduler profile
-// and the windows-aware profile.
+// registered (internal/schedulercmd), so that one binary serves the stock
+// default-scheduler profile and the windows-aware profile.
 package main
 
 import (
@@ -29,23 +29,13 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/version"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 
-	_ "github.com/windows-aware/windows-aware/pkg/apis/config/scheme" // WindowsAwareArgs in the config scheme
-	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
-	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+	"github.com/windows-aware/windows-aware/internal/schedulercmd"
 )
-
-// plugins registers the out-of-tree plugins beside the in-tree ones.
-func plugins() []app.Option {
-	return []app.Option{
-		app.WithPlugin(windowsaware.Name, windowsaware.New),
-		app.WithPlugin(ostainttoleration.Name, ostainttoleration.New),
-	}
-}
 
 // newRootCommand is kube-scheduler's command with the plugins, and the
 // explain subcommand beside it.
 func newRootCommand() *cobra.Command {
-	cmd := app.NewSchedulerCommand(plugins()...)
+	cmd := app.NewSchedulerCommand(schedulercmd.Plugins()...)
 	cmd.Long += "\n\nSubcommands:\n  explain   tell what the windows-aware profile decides about pod templates (scheduler explain --help)"
 	cmd.AddCommand(newExplainCommand(os.Exit))
 	return cmd

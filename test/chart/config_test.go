@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package chart
 
 import (
 	"context"
@@ -36,6 +36,7 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 
+	"github.com/windows-aware/windows-aware/internal/schedulercmd"
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 )
 
@@ -105,7 +106,7 @@ func setup(t *testing.T, configFile string) (map[string]*schedconfig.Plugins, *s
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)
 	t.Cleanup(cancel)
-	cc, sched, err := app.Setup(ctx, opts, plugins()...)
+	cc, sched, err := app.Setup(ctx, opts, schedulercmd.Plugins()...)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,5 +1,3 @@
-//go:build k8s1_36
-
 /*
 Copyright The windows-aware Authors.
 
@@ -16,13 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
-
-import rbacv1 "k8s.io/api/rbac/v1"
-
-// rulesOfNewerMinors: what the stock scheduler roles of the newest minor
-// (1.37) grant beyond 1.36's. The shipped ClusterRole is 1.37's and serves
-// the older minors too; granting them these is harmless.
-var rulesOfNewerMinors = []rbacv1.PolicyRule{
-	{APIGroups: []string{"resource.k8s.io"}, Resources: []string{"devicetaintrules"}, Verbs: []string{"get", "list", "watch"}},
-}
+// Package schedulercmd is what the scheduler binary adds to kube-scheduler:
+// the windows-aware plugins beside the in-tree ones, and their args in the
+// scheduler's config scheme. cmd/scheduler builds its command from it, and
+// the chart's and manifests' tests (test/chart) set the scheduler up from
+// it, so that a configuration they accept is one the binary runs.
+package schedulercmd

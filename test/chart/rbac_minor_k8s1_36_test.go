@@ -1,4 +1,4 @@
-//go:build k8s1_35
+//go:build k8s1_36
 
 /*
 Copyright The windows-aware Authors.
@@ -16,17 +16,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package chart
 
 import rbacv1 "k8s.io/api/rbac/v1"
 
 // rulesOfNewerMinors: what the stock scheduler roles of the newest minor
-// (1.37) grant beyond 1.35's. The shipped ClusterRole is 1.37's and serves
+// (1.37) grant beyond 1.36's. The shipped ClusterRole is 1.37's and serves
 // the older minors too; granting them these is harmless.
 var rulesOfNewerMinors = []rbacv1.PolicyRule{
 	{APIGroups: []string{"resource.k8s.io"}, Resources: []string{"devicetaintrules"}, Verbs: []string{"get", "list", "watch"}},
-	// DRAExtendedResource and DRAResourceClaimGranularStatusAuthorization,
-	// alpha and off in 1.35, are beta and on from 1.36.
-	{APIGroups: []string{"resource.k8s.io"}, Resources: []string{"resourceclaims"}, Verbs: []string{"create", "delete"}},
-	{APIGroups: []string{"resource.k8s.io"}, Resources: []string{"resourceclaims/binding"}, Verbs: []string{"patch", "update"}},
 }

@@ -16,7 +16,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package chart
 
 import rbacv1 "k8s.io/api/rbac/v1"
 

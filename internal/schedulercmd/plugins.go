@@ -1,0 +1,36 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package schedulercmd
+
+import (
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+
+	// WindowsAwareArgs in the config scheme: without it, a configuration
+	// that names the plugin's args does not decode.
+	_ "github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
+	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
+	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+)
+
+// Plugins registers the out-of-tree plugins beside the in-tree ones, for
+// app.NewSchedulerCommand or app.Setup.
+func Plugins() []app.Option {
+	return []app.Option{
+		app.WithPlugin(windowsaware.Name, windowsaware.New),
+		app.WithPlugin(ostainttoleration.Name, ostainttoleration.New),
+	}
+}
