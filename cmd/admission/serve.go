@@ -93,7 +93,7 @@ func serve(ctx context.Context, logger klog.Logger, publisher *publish.Publisher
 	// publish.workloadResources): served always, called only where the
 	// webhook configuration asks for it.
 	mux.Handle("/templates", publisher.TemplatesHandler(logger))
-	if err := o.registerWarnings(ctx, logger, mux); err != nil {
+	if err := o.registerWarnings(ctx, logger, mux, publisher); err != nil {
 		return err
 	}
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })

@@ -37,10 +37,15 @@ import (
 )
 
 // The warnings webhook's paths: the second for namespaces labelled
-// publish.LabelEnforce=true, where a warning refuses the object.
+// publish.LabelEnforce=true, where a warning refuses the object. The third
+// is the publish webhook's /mutate that answers the warnings too: the
+// chart sends the profile's pods there, outside such namespaces, and
+// leaves them out of the warnings' validating webhook, so that they cost
+// one review, not two.
 const (
 	warningsPath        = "/warnings"
 	warningsEnforcePath = "/warnings/enforce"
+	mutateWarningsPath  = "/mutate/warnings"
 )
 
 // caBundlePeriod is how often the CA the replicas keep is copied into the
@@ -59,7 +64,8 @@ type warningsOptions struct {
 func (w *warningsOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&w.enabled, "warnings", false,
 		"serve "+warningsPath+" and "+warningsEnforcePath+" (a validating webhook): warn, at the creation of a pod or workload, that it runs on no node "+
-			"the cluster has or can get; needs list and watch on nodes (and on karpenter.sh nodepools, where served)")
+			"the cluster has or can get, and "+mutateWarningsPath+", the publish webhook's /mutate that answers the same warnings for the profile's pods; "+
+			"needs list and watch on nodes (and on karpenter.sh nodepools, where served)")
 	fs.StringVar(&w.webhookConfiguration, "warnings-webhook-configuration", "",
 		"with --warnings and --tls-secret: the ValidatingWebhookConfiguration into whose webhooks the CA bundle is patched")
 }
@@ -68,7 +74,7 @@ func (w *warningsOptions) addFlags(fs *pflag.FlagSet) {
 // it starts the node inventory (and, with --tls-secret, the copy of the CA
 // into the validating configuration) until ctx ends. The inventory lists
 // in the background; until it has, no warning is given.
-func (o *options) registerWarnings(ctx context.Context, logger klog.Logger, mux *http.ServeMux) error {
+func (o *options) registerWarnings(ctx context.Context, logger klog.Logger, mux *http.ServeMux, publisher *publish.Publisher) error {
 	if !o.warnings.enabled {
 		if o.warnings.webhookConfiguration != "" {
 			return errors.New("--warnings-webhook-configuration goes with --warnings")
@@ -104,13 +110,14 @@ func (o *options) registerWarnings(ctx context.Context, logger klog.Logger, mux 
 	publish.RegisterWarningMetrics(metricsRegistry())
 	mux.Handle(warningsPath, warner.WarningsHandler(logger, false))
 	mux.Handle(warningsEnforcePath, warner.WarningsHandler(logger, true))
+	mux.Handle(mutateWarningsPath, publisher.HandlerWithWarnings(logger, warner))
 	if o.selfTLS.secret != "" {
 		if o.warnings.webhookConfiguration == "" {
 			return errors.New("--warnings with --tls-secret needs --warnings-webhook-configuration")
 		}
 		go o.keepWarningsCABundle(ctx, logger, client)
 	}
-	logger.Info("Serving warnings", "paths", []string{warningsPath, warningsEnforcePath})
+	logger.Info("Serving warnings", "paths", []string{warningsPath, warningsEnforcePath, mutateWarningsPath})
 	return nil
 }
 

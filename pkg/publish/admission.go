@@ -38,7 +38,18 @@ var podResource = metav1.GroupVersionResource{Version: "v1", Resource: "pods"}
 // cannot read is allowed unchanged, with OutcomeError: publishing is an aid,
 // never a reason to refuse a pod.
 func (p *Publisher) Admit(logger klog.Logger, req *admissionv1.AdmissionRequest) (resp *admissionv1.AdmissionResponse, outcome Outcome) {
-	return p.admit(logger, req, func(pod *v1.Pod) (Outcome, string) {
+	return p.admit(logger, req, nil, func(pod *v1.Pod) (Outcome, string) {
+		rec, outcome := p.Publish(pod)
+		return outcome, rec.String()
+	})
+}
+
+// AdmitWithWarnings is Admit whose answer also carries the warnings
+// warner gives the pod as it was written (Warner.PodWarnings): the
+// warnings webhook's, in the review the publish webhook answers anyway,
+// so that a pod of the profile costs the webhook one review, not two.
+func (p *Publisher) AdmitWithWarnings(logger klog.Logger, req *admissionv1.AdmissionRequest, warner *Warner) (resp *admissionv1.AdmissionResponse, outcome Outcome) {
+	return p.admit(logger, req, warner, func(pod *v1.Pod) (Outcome, string) {
 		rec, outcome := p.Publish(pod)
 		return outcome, rec.String()
 	})
@@ -50,7 +61,7 @@ func (p *Publisher) Admit(logger klog.Logger, req *admissionv1.AdmissionRequest)
 // profile as the pod's scheduler when OptIn does. The publish webhook,
 // called after it, then publishes the pod as the profile's.
 func (p *Publisher) AdmitOptIn(logger klog.Logger, req *admissionv1.AdmissionRequest) (resp *admissionv1.AdmissionResponse, outcome Outcome) {
-	return p.admit(logger, req, func(pod *v1.Pod) (Outcome, string) {
+	return p.admit(logger, req, nil, func(pod *v1.Pod) (Outcome, string) {
 		if !p.OptIn(pod) {
 			return OutcomeSkipped, ""
 		}
@@ -59,8 +70,9 @@ func (p *Publisher) AdmitOptIn(logger klog.Logger, req *admissionv1.AdmissionReq
 }
 
 // admit answers a pod's CREATE with the patch of what change wrote into a
-// copy of it, when its outcome is one that writes.
-func (p *Publisher) admit(logger klog.Logger, req *admissionv1.AdmissionRequest, change func(*v1.Pod) (Outcome, string)) (resp *admissionv1.AdmissionResponse, outcome Outcome) {
+// copy of it, when its outcome is one that writes, and with warner's
+// warnings of the pod when warner is set.
+func (p *Publisher) admit(logger klog.Logger, req *admissionv1.AdmissionRequest, warner *Warner, change func(*v1.Pod) (Outcome, string)) (resp *admissionv1.AdmissionResponse, outcome Outcome) {
 	resp = &admissionv1.AdmissionResponse{UID: req.UID, Allowed: true}
 	defer func() {
 		if r := recover(); r != nil {
@@ -75,6 +87,9 @@ func (p *Publisher) admit(logger klog.Logger, req *admissionv1.AdmissionRequest,
 	if err := json.Unmarshal(req.Object.Raw, &pod); err != nil {
 		logger.Error(err, "Cannot read the pod; admitting it unchanged", "namespace", req.Namespace, "name", req.Name)
 		return resp, OutcomeError
+	}
+	if warner != nil {
+		resp.Warnings = warner.PodWarnings(logger, req.Namespace, &pod)
 	}
 	changed := pod.DeepCopy()
 	outcome, what := change(changed)

@@ -146,8 +146,7 @@ func (w *Warner) admitWarnings(logger klog.Logger, req *warnRequest, decodeErr e
 		// A pod its controller made was warned about as a template; a
 		// bound or mirror pod skips the scheduler; an update cannot
 		// change what a pod runs on.
-		if req.Operation != admissionv1.Create || hasController(meta.OwnerReferences) ||
-			spec.NodeName != "" || meta.Annotations[v1.MirrorPodAnnotationKey] != "" {
+		if req.Operation != admissionv1.Create || !warnsOfPod(meta.OwnerReferences, spec.NodeName, meta.Annotations) {
 			return resp, WarningSkipped
 		}
 	} else if req.Operation == admissionv1.Update && req.OldObject != nil && sameTemplateSpec(obj.templateSpecRaw(kind), req.OldObject.templateSpecRaw(kind)) {
@@ -192,6 +191,48 @@ func (w *Warner) admitWarnings(logger klog.Logger, req *warnRequest, decodeErr e
 		Message: fmt.Sprintf("namespace %s is labelled %s=true: %s", req.Namespace, LabelEnforce, msg.String()),
 	}
 	return resp, WarningRefused
+}
+
+// warnsOfPod reports whether the warnings judge a pod created with these
+// owners, node and annotations: a pod its controller made was warned
+// about as a template; a bound or mirror pod skips the scheduler.
+func warnsOfPod(owners []metav1.OwnerReference, nodeName string, annotations map[string]string) bool {
+	return !hasController(owners) && nodeName == "" && annotations[v1.MirrorPodAnnotationKey] == ""
+}
+
+// PodWarnings is the warnings webhook's answer to the CREATE of pod in
+// namespace, for a path that has read the pod already (the publish
+// webhook's /mutate/warnings), counted in WarningReviews as the warnings
+// webhook counts it: clean or warned. A pod the warnings do not judge (see
+// warnsOfPod) gets none and is not counted, as the warnings webhook's
+// configuration never sends it one. A panic costs the warnings, never the
+// caller's answer.
+func (w *Warner) PodWarnings(logger klog.Logger, namespace string, pod *v1.Pod) (lines []string) {
+	if !warnsOfPod(pod.OwnerReferences, pod.Spec.NodeName, pod.Annotations) {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			logger.Error(fmt.Errorf("%v", r), "Warning panicked; answering without warnings", "namespace", namespace, "name", podName(pod))
+			lines = nil
+			WarningReviews.WithLabelValues(string(WarningError)).Inc()
+		}
+	}()
+	judged := pod
+	if pod.Namespace == "" {
+		// The API server fills a pod's namespace in after the webhooks.
+		in := *pod
+		in.Namespace = namespace
+		judged = &in
+	}
+	lines = w.Warnings("Pod "+podName(pod), judged)
+	if len(lines) == 0 {
+		WarningReviews.WithLabelValues(string(WarningClean)).Inc()
+		return nil
+	}
+	logger.V(2).Info("Warned", "kind", "Pod", "namespace", namespace, "name", podName(pod), "enforce", false, "warnings", lines)
+	WarningReviews.WithLabelValues(string(WarningWarned)).Inc()
+	return lines
 }
 
 // hasController is metav1.GetControllerOf's test: an owner reference

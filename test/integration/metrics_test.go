@@ -51,12 +51,15 @@ func newScraper(t *testing.T, c *controlplane.Cluster) *scraper {
 	return &scraper{t: t, client: client}
 }
 
-// scrape returns the metric families of one scheduler process.
+// scrape returns the metric families of one scheduler or webhook process.
 func (s *scraper) scrape(p *localproc.Process) map[string]*dto.MetricFamily {
 	s.t.Helper()
 	port := ""
 	for _, a := range p.Args {
+		// A scheduler's secure port, or the admission webhook's.
 		if v, ok := strings.CutPrefix(a, "--secure-port="); ok {
+			port = v
+		} else if v, ok := strings.CutPrefix(a, "--port="); ok {
 			port = v
 		}
 	}

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -46,6 +47,9 @@ import (
 //     the warning, with the pool to add, and the Deployment is created;
 //   - kubectl apply of a pod that declares Linux and runs an ltsc2022
 //     image prints the conflict and its fix;
+//   - with the publish webhook registered as the chart registers it with
+//     warnings on, kubectl apply of an ltsc2016 pod of the profile prints
+//     the warning once (from /mutate/warnings), and the pod is published;
 //   - in the namespace labelled windows-aware.x-k8s.io/enforce=true, the
 //     same Deployment is refused, and one that runs is created.
 func TestApplyWarnings(t *testing.T) {
@@ -167,6 +171,56 @@ spec:
 		}
 	}
 
+	// A pod of the profile: with the publish webhook registered as the
+	// chart registers it with warnings on, it is published and warned in
+	// one review, /mutate/warnings's: the validating webhook leaves it to
+	// it. (Had both answered, the API server would send the warning
+	// once all the same: the webhook's count of warned reviews tells.)
+	e.registerPublishWithWarnings(ns, ca.CertFile, fmt.Sprintf("https://127.0.0.1:%d", port))
+	metrics := newScraper(t, e.c)
+	warned := func() float64 {
+		return counter(metrics.scrape(webhook), "windows_aware_admission_warnings_total", map[string]string{"outcome": "warned"})
+	}
+	profilePod := func(name string) string {
+		return `apiVersion: v1
+kind: Pod
+metadata: {name: ` + name + `}
+spec:
+  schedulerName: windows-aware
+  containers:
+    - name: iis
+      image: mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2016
+`
+	}
+	var published *v1.Pod
+	var reviews float64
+	deadline = time.Now().Add(30 * time.Second)
+	for try := 0; ; try++ {
+		name := fmt.Sprintf("legacy-pod-%d", try)
+		before := warned()
+		if out, err = kubectlApply(profilePod(name)); err != nil {
+			t.Fatalf("kubectl apply: %v\n%s", err, out)
+		}
+		reviews = warned() - before
+		if published, err = e.client.CoreV1().Pods(ns).Get(e.ctx, name, metav1.GetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if published.Spec.NodeSelector[v1.LabelOSStable] != "" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	t.Logf("kubectl apply of an ltsc2016 pod of the profile (%v warned reviews):\n%s", reviews, out)
+	if published.Spec.NodeSelector[v1.LabelOSStable] != "windows" {
+		t.Errorf("the pod was not published by /mutate/warnings: nodeSelector %v", published.Spec.NodeSelector)
+	}
+	if !strings.Contains(out, "Warning: windows-aware: Pod legacy-pod-") || !strings.Contains(out, "add a Windows Server 2016 pool") {
+		t.Errorf("kubectl apply printed no warning with the fix for the profile's pod")
+	}
+	if reviews != 1 {
+		t.Errorf("the webhook warned in %v reviews for one pod of the profile, want 1 (/mutate/warnings alone)", reviews)
+	}
+
 	// Enforced: the namespace's label turns the warnings into a refusal.
 	nsObj, err := e.client.CoreV1().Namespaces().Get(e.ctx, ns, metav1.GetOptions{})
 	if err != nil {
@@ -188,6 +242,11 @@ spec:
 	t.Logf("kubectl apply where the namespace enforces:\n%s", out)
 	if err == nil || !strings.Contains(out, publish.LabelEnforce+"=true") || !strings.Contains(out, "add a Windows Server 2016 pool") {
 		t.Errorf("the ltsc2016 Deployment was not refused where the namespace enforces (err %v)", err)
+	}
+	// A pod of the profile there: published by /mutate, without
+	// warnings, and refused by the enforcing validating webhook.
+	if out, err := kubectlApply(profilePod("enforced-pod")); err == nil || !strings.Contains(out, publish.LabelEnforce+"=true") || strings.Contains(out, "Warning: windows-aware:") {
+		t.Errorf("an ltsc2016 pod of the profile where the namespace enforces: want a refusal and no warning (err %v):\n%s", err, out)
 	}
 	if out, err := kubectlApply(strings.ReplaceAll(strings.ReplaceAll(legacy("runs"), "windowsservercore-ltsc2016", "windowsservercore-ltsc2022"), "legacy", "runs")); err != nil {
 		t.Errorf("a Deployment that runs was refused: %v\n%s", err, out)
@@ -226,12 +285,74 @@ func (e *env) registerWarningsWebhook(ns, caFile, base string) {
 				{Key: publish.LabelEnforce, Operator: op, Values: []string{"true"}},
 				{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpIn, Values: []string{ns}},
 			}},
-			FailurePolicy:  ptr.To(admissionregistrationv1.Ignore),
-			SideEffects:    ptr.To(admissionregistrationv1.SideEffectClassNone),
-			TimeoutSeconds: ptr.To[int32](5),
+			MatchConditions: warningsMatchConditions(enforce),
+			FailurePolicy:   ptr.To(admissionregistrationv1.Ignore),
+			SideEffects:     ptr.To(admissionregistrationv1.SideEffectClassNone),
+			TimeoutSeconds:  ptr.To[int32](5),
 		})
 	}
 	client := e.client.AdmissionregistrationV1().ValidatingWebhookConfigurations()
+	if _, err := client.Create(e.ctx, cfg, metav1.CreateOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { _ = client.Delete(e.ctx, cfg.Name, metav1.DeleteOptions{}) })
+}
+
+// warningsMatchConditions are the chart's conditions of the warnings'
+// validating webhook (charts/windows-aware-scheduler/templates/
+// warnings-webhook.yaml): not a controller's pod, not a bound one, and,
+// outside namespaces that enforce, not a pod of the profile, whose
+// warnings the publish webhook's /mutate/warnings answers.
+func warningsMatchConditions(enforce bool) []admissionregistrationv1.MatchCondition {
+	conds := []admissionregistrationv1.MatchCondition{
+		{Name: "not-controlled", Expression: "request.resource.resource != 'pods' || !has(object.metadata.ownerReferences) || !object.metadata.ownerReferences.exists(r, has(r.controller) && r.controller)"},
+		{Name: "not-bound", Expression: "request.resource.resource != 'pods' || !has(object.spec.nodeName) || object.spec.nodeName == ''"},
+	}
+	if !enforce {
+		conds = append(conds, admissionregistrationv1.MatchCondition{Name: "not-warned-by-publish",
+			Expression: "request.resource.resource != 'pods' || object.spec.schedulerName != '" + windowsAware + "' || (has(object.metadata.labels) && 'windows-aware.x-k8s.io/publish' in object.metadata.labels && object.metadata.labels['windows-aware.x-k8s.io/publish'] == 'false')"})
+	}
+	return conds
+}
+
+// registerPublishWithWarnings registers the chart's publish webhook as it
+// is with warnings on, for namespace ns alone: the profile's pods go to
+// base's /mutate/warnings, or to /mutate where the namespace enforces.
+func (e *env) registerPublishWithWarnings(ns, caFile, base string) {
+	e.t.Helper()
+	caPEM, err := os.ReadFile(caFile)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	cfg := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "publish-warnings-" + ns}}
+	for _, enforce := range []bool{false, true} {
+		name, path, op := "publish.windows-aware.x-k8s.io", "/mutate/warnings", metav1.LabelSelectorOpNotIn
+		if enforce {
+			name, path, op = "enforced.publish.windows-aware.x-k8s.io", "/mutate", metav1.LabelSelectorOpIn
+		}
+		url := base + path
+		cfg.Webhooks = append(cfg.Webhooks, admissionregistrationv1.MutatingWebhook{
+			Name:                    name,
+			AdmissionReviewVersions: []string{"v1"},
+			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: caPEM},
+			Rules: []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+				Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}}}},
+			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: publish.LabelEnforce, Operator: op, Values: []string{"true"}},
+				{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpIn, Values: []string{ns}},
+			}},
+			MatchConditions: []admissionregistrationv1.MatchCondition{
+				{Name: "windows-aware-profile", Expression: "object.spec.schedulerName == '" + windowsAware + "'"},
+				{Name: "not-opted-out", Expression: "!has(object.metadata.labels) || !('windows-aware.x-k8s.io/publish' in object.metadata.labels) || object.metadata.labels['windows-aware.x-k8s.io/publish'] != 'false'"},
+				{Name: "not-bound", Expression: "!has(object.spec.nodeName) || object.spec.nodeName == ''"},
+			},
+			FailurePolicy:      ptr.To(admissionregistrationv1.Ignore),
+			SideEffects:        ptr.To(admissionregistrationv1.SideEffectClassNone),
+			TimeoutSeconds:     ptr.To[int32](5),
+			ReinvocationPolicy: ptr.To(admissionregistrationv1.NeverReinvocationPolicy),
+		})
+	}
+	client := e.client.AdmissionregistrationV1().MutatingWebhookConfigurations()
 	if _, err := client.Create(e.ctx, cfg, metav1.CreateOptions{}); err != nil {
 		e.t.Fatal(err)
 	}
