@@ -21,6 +21,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -148,5 +149,73 @@ func TestChartWarningsRejectsBadValues(t *testing.T) {
 				t.Errorf("error does not name %s: %v", tc.want, err)
 			}
 		})
+	}
+}
+
+// TestChartWarningsRouting: with warnings on, a pod of the profile costs
+// one review. The publish webhook's entry for namespaces that do not
+// enforce calls /mutate/warnings, a second entry for those that do calls
+// /mutate, both with the publish entry's conditions; the warnings'
+// validating entry for namespaces that do not enforce leaves out exactly
+// the pods the publish entry takes (the profile's, not opted out of
+// publishing), under the release's schedulerName. With warnings off, the
+// one publish entry calls /mutate everywhere.
+func TestChartWarningsRouting(t *testing.T) {
+	publishEntries := func(m manifestSet) []admissionregistrationv1.MutatingWebhook {
+		var out []admissionregistrationv1.MutatingWebhook
+		for _, w := range get[*admissionregistrationv1.MutatingWebhookConfiguration](t, m, "MutatingWebhookConfiguration", "", publishWebhook).Webhooks {
+			if strings.HasSuffix(w.Name, "publish.windows-aware.x-k8s.io") {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	off := publishEntries(renderChart(t, besideNamespace, `{schedulerName: win-sched, publish: {enabled: true}}`))
+	if len(off) != 1 || *off[0].ClientConfig.Service.Path != "/mutate" || off[0].NamespaceSelector != nil && len(off[0].NamespaceSelector.MatchExpressions) > 0 {
+		t.Fatalf("warnings off: publish entries %+v, want one at /mutate for every namespace", off)
+	}
+
+	m := renderChart(t, besideNamespace, `{schedulerName: win-sched, publish: {enabled: true}, warnings: {enabled: true}}`)
+	on := publishEntries(m)
+	if len(on) != 2 {
+		t.Fatalf("warnings on: %d publish entries, want 2", len(on))
+	}
+	for i, want := range []struct{ name, path, op string }{
+		{"publish.windows-aware.x-k8s.io", "/mutate/warnings", "NotIn"},
+		{"enforced.publish.windows-aware.x-k8s.io", "/mutate", "In"},
+	} {
+		w := on[i]
+		if w.Name != want.name || *w.ClientConfig.Service.Path != want.path {
+			t.Errorf("entry %d is %s at %s, want %s at %s", i, w.Name, *w.ClientConfig.Service.Path, want.name, want.path)
+		}
+		sel := w.NamespaceSelector
+		if sel == nil || len(sel.MatchExpressions) != 1 || sel.MatchExpressions[0].Key != "windows-aware.x-k8s.io/enforce" || string(sel.MatchExpressions[0].Operator) != want.op {
+			t.Errorf("entry %s namespaceSelector %+v, want enforce %s [true]", w.Name, sel, want.op)
+		}
+		if diff := cmp.Diff(off[0].MatchConditions, w.MatchConditions); diff != "" {
+			t.Errorf("entry %s conditions differ from the publish entry's without warnings (-off +on):\n%s", w.Name, diff)
+		}
+		if diff := cmp.Diff(off[0].Rules, w.Rules); diff != "" {
+			t.Errorf("entry %s rules differ from the publish entry's without warnings (-off +on):\n%s", w.Name, diff)
+		}
+	}
+
+	cfg := get[*admissionregistrationv1.ValidatingWebhookConfiguration](t, m, "ValidatingWebhookConfiguration", "", warningsName)
+	leaves := func(w admissionregistrationv1.ValidatingWebhook) string {
+		for _, c := range w.MatchConditions {
+			if c.Name == "not-warned-by-publish" {
+				return c.Expression
+			}
+		}
+		return ""
+	}
+	expr := leaves(cfg.Webhooks[0])
+	for _, want := range []string{"request.resource.resource != 'pods'", "object.spec.schedulerName != 'win-sched'", "object.metadata.labels['windows-aware.x-k8s.io/publish'] == 'false'"} {
+		if !strings.Contains(expr, want) {
+			t.Errorf("the warnings' entry %s leaves the publish webhook's pods out by %q, which lacks %q", cfg.Webhooks[0].Name, expr, want)
+		}
+	}
+	if expr := leaves(cfg.Webhooks[1]); expr != "" {
+		t.Errorf("the enforcing entry leaves pods of the profile out (%q): where the namespace enforces, it judges them all", expr)
 	}
 }
