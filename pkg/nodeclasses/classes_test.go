@@ -30,22 +30,16 @@ import (
 	"github.com/windows-aware/windows-aware/internal/fixture"
 )
 
-func linuxNode(name string) *v1.Node { return fixture.Node(name, fixture.NodeOptions{}) }
-
-func windowsNode(name, build, kernel string) *v1.Node {
-	return fixture.Node(name, fixture.NodeOptions{OS: "windows", Build: build, KernelVersion: kernel})
-}
-
 // testNodes are nodes of every class the decision tells apart.
 func testNodes() []*v1.Node {
 	return []*v1.Node{
-		linuxNode("linux"),
-		windowsNode("win2016", "10.0.14393", "10.0.14393.6897"),
-		windowsNode("win2019", "10.0.17763", "10.0.17763.4131"),
-		windowsNode("win2022", "10.0.20348", "10.0.20348.2227"),
-		windowsNode("win2025", "10.0.26100", "10.0.26100.1742"),
-		windowsNode("win2019-kernel-only", "", "10.0.17763.437"),
-		windowsNode("win-banana", "banana", "10.0.17763.437"),
+		fixture.LinuxNode("linux"),
+		fixture.WindowsNode("win2016", "10.0.14393", fixture.WithKernel("10.0.14393.6897")),
+		fixture.WindowsNode("win2019", "10.0.17763", fixture.WithKernel("10.0.17763.4131")),
+		fixture.WindowsNode("win2022", "10.0.20348", fixture.WithKernel("10.0.20348.2227")),
+		fixture.WindowsNode("win2025", "10.0.26100", fixture.WithKernel("10.0.26100.1742")),
+		fixture.WindowsNode("win2019-kernel-only", "", fixture.WithKernel("10.0.17763.437")),
+		fixture.WindowsNode("win-banana", "banana", fixture.WithKernel("10.0.17763.437")),
 	}
 }
 
@@ -55,7 +49,7 @@ func TestRebuildPastMaxClasses(t *testing.T) {
 	c := New()
 	var nodes []*v1.Node
 	for i := range MaxClasses + 10 {
-		n := windowsNode(fmt.Sprintf("w%d", i), "10.0.17763", fmt.Sprintf("10.0.17763.%d", i))
+		n := fixture.WindowsNode(fmt.Sprintf("w%d", i), "10.0.17763", fixture.WithKernel(fmt.Sprintf("10.0.17763.%d", i)))
 		nodes = append(nodes, n)
 		c.Handler().OnAdd(n, false)
 	}
@@ -83,12 +77,12 @@ func TestRebuildPastMaxClasses(t *testing.T) {
 // and a generation once published never changes.
 func TestClassTableNamesEachClassesNodes(t *testing.T) {
 	var (
-		a2019    = windowsNode("a", "10.0.17763", "")
-		a2019bis = windowsNode("a", "10.0.17763", "") // a status update: a new object, the same facts
-		a2022    = windowsNode("a", "10.0.20348", "")
-		b2019    = windowsNode("b", "10.0.17763", "")
-		bLinux   = linuxNode("b")
-		c2025    = windowsNode("c", "10.0.26100", "")
+		a2019    = fixture.WindowsNode("a", "10.0.17763")
+		a2019bis = fixture.WindowsNode("a", "10.0.17763") // a status update: a new object, the same facts
+		a2022    = fixture.WindowsNode("a", "10.0.20348")
+		b2019    = fixture.WindowsNode("b", "10.0.17763")
+		bLinux   = fixture.LinuxNode("b")
+		c2025    = fixture.WindowsNode("c", "10.0.26100")
 	)
 	tests := []struct {
 		name string
@@ -169,7 +163,7 @@ func TestClassUnionsAreBuiltOncePerGeneration(t *testing.T) {
 	if same(first, table.Union(all[1:], len(testNodes()))) {
 		t.Error("another combination of classes got the same union")
 	}
-	c.queue(nodeChange{new: windowsNode("new", "10.0.17763", "10.0.17763.4131")}) // win2019's class
+	c.queue(nodeChange{new: fixture.WindowsNode("new", "10.0.17763", fixture.WithKernel("10.0.17763.4131"))}) // win2019's class
 	next := c.Current()
 	if next.Len() != len(all) {
 		t.Fatalf("the new node made a class of its own")

@@ -22,6 +22,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
@@ -35,11 +36,11 @@ func retiringNode(n *v1.Node, value string) *v1.Node {
 // flag by the node's class.
 func TestRetiringIsPartOfTheClass(t *testing.T) {
 	var (
-		old      = windowsNode("old", "10.0.17763", "")
-		oldRetd  = retiringNode(windowsNode("old", "10.0.17763", ""), "true") // the same node, labelled
-		other    = windowsNode("other", "10.0.17763", "")
-		notTrue  = retiringNode(windowsNode("nt", "10.0.17763", ""), "yes")
-		linuxRet = retiringNode(linuxNode("l"), "true")
+		old      = fixture.WindowsNode("old", "10.0.17763")
+		oldRetd  = retiringNode(fixture.WindowsNode("old", "10.0.17763"), "true") // the same node, labelled
+		other    = fixture.WindowsNode("other", "10.0.17763")
+		notTrue  = retiringNode(fixture.WindowsNode("nt", "10.0.17763"), "yes")
+		linuxRet = retiringNode(fixture.LinuxNode("l"), "true")
 	)
 	tests := []struct {
 		name       string

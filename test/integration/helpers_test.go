@@ -87,12 +87,12 @@ func (e *env) createNodes(nodes ...*v1.Node) {
 	}
 }
 
-func linuxNode(name string) *v1.Node {
-	return fixture.Node(name, fixture.NodeOptions{OS: "linux"})
-}
+func linuxNode(name string) *v1.Node { return fixture.LinuxNode(name) }
 
+// windowsNode is the kit's Windows node, untainted unless taints are given:
+// these tests pass fixture.WindowsTaint where they want the guide's taint.
 func windowsNode(name, build string, taints ...v1.Taint) *v1.Node {
-	return fixture.Node(name, fixture.NodeOptions{OS: "windows", Build: build, Taints: taints})
+	return fixture.WindowsNode(name, build, fixture.WithTaints(taints...))
 }
 
 // newPod returns a pod for scheduler with one container per image.

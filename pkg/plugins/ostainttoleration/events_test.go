@@ -23,6 +23,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
+	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/hinttest"
 	"github.com/windows-aware/windows-aware/internal/k8scompat"
 )
@@ -39,10 +40,10 @@ func TestEventsToRegister(t *testing.T) {
 func TestQueueingHint(t *testing.T) {
 	gpu := v1.Taint{Key: "gpu", Value: "x", Effect: v1.TaintEffectNoSchedule}
 	tests := []hinttest.NodeCase{
-		{Name: "node with only the OS taint added", Pod: pod(img2019).Obj(), New: windowsNode("w", "10.0.17763"), Want: fwk.Queue},
-		{Name: "node with an unrelated taint added", Pod: pod(img2019).Obj(), New: windowsNode("w", "10.0.17763", osTaint, gpu), Want: fwk.QueueSkip},
-		{Name: "unrelated taint removed", Pod: pod(img2019).Obj(), Old: windowsNode("w", "10.0.17763", osTaint, gpu), New: windowsNode("w", "10.0.17763", osTaint), Want: fwk.Queue},
-		{Name: "unrelated taint still there", Pod: pod(img2019).Obj(), Old: windowsNode("w", "10.0.17763", gpu), New: windowsNode("w", "10.0.17763", gpu, osTaint), Want: fwk.QueueSkip},
+		{Name: "node with only the OS taint added", Pod: pod(img2019).Obj(), New: fixture.WindowsNode("w", "10.0.17763"), Want: fwk.Queue},
+		{Name: "node with an unrelated taint added", Pod: pod(img2019).Obj(), New: fixture.WindowsNode("w", "10.0.17763", fixture.WithTaints(fixture.WindowsTaint, gpu)), Want: fwk.QueueSkip},
+		{Name: "unrelated taint removed", Pod: pod(img2019).Obj(), Old: fixture.WindowsNode("w", "10.0.17763", fixture.WithTaints(fixture.WindowsTaint, gpu)), New: fixture.WindowsNode("w", "10.0.17763", fixture.WithTaints(fixture.WindowsTaint)), Want: fwk.Queue},
+		{Name: "unrelated taint still there", Pod: pod(img2019).Obj(), Old: fixture.WindowsNode("w", "10.0.17763", fixture.WithTaints(gpu)), New: fixture.WindowsNode("w", "10.0.17763", fixture.WithTaints(gpu, fixture.WindowsTaint)), Want: fwk.QueueSkip},
 	}
 	pl := &OSTaintToleration{}
 	hinttest.CheckNodes(t, pl.isSchedulableAfterNodeChange, tests)

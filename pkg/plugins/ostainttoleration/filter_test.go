@@ -22,8 +22,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
-	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
+	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/plugins/osmatch"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
@@ -42,7 +42,7 @@ func (m *match) OSOf(node *v1.Node) string            { return podneeds.NodeOS(n
 // other.
 func TestFilter(t *testing.T) {
 	gpu := v1.Taint{Key: "gpu", Value: "x", Effect: v1.TaintEffectNoSchedule}
-	matchedWindows := &match{toleration: podneeds.AnyOSToleration(windowsNode("w", "10.0.17763"))}
+	matchedWindows := &match{toleration: podneeds.AnyOSToleration(fixture.WindowsNode("w", "10.0.17763"))}
 	tests := []struct {
 		name  string
 		match osmatch.Match // nil: WindowsAware wrote none
@@ -50,12 +50,12 @@ func TestFilter(t *testing.T) {
 		node  *v1.Node
 		want  bool
 	}{
-		{name: "no match, OS taint", pod: pod(img2019).Obj(), node: windowsNode("w", "10.0.17763"), want: false},
-		{name: "no match, OS taint tolerated by the pod", pod: pod(img2019).Toleration("os").Obj(), node: windowsNode("w", "10.0.17763"), want: true},
-		{name: "matched to windows, OS taint", match: matchedWindows, pod: pod(img2019).Obj(), node: windowsNode("w", "10.0.17763"), want: true},
-		{name: "matched to windows, another taint too", match: matchedWindows, pod: pod(img2019).Obj(), node: windowsNode("w", "10.0.17763", osTaint, gpu), want: false},
-		{name: "matched to no OS taint, OS taint", match: &match{}, pod: pod(imgLinux).Obj(), node: windowsNode("w", "10.0.17763"), want: false},
-		{name: "untainted node", pod: pod(imgLinux).Obj(), node: st.MakeNode().Name("l").Label(v1.LabelOSStable, "linux").Obj(), want: true},
+		{name: "no match, OS taint", pod: pod(img2019).Obj(), node: fixture.WindowsNode("w", "10.0.17763"), want: false},
+		{name: "no match, OS taint tolerated by the pod", pod: pod(img2019).Toleration("os").Obj(), node: fixture.WindowsNode("w", "10.0.17763"), want: true},
+		{name: "matched to windows, OS taint", match: matchedWindows, pod: pod(img2019).Obj(), node: fixture.WindowsNode("w", "10.0.17763"), want: true},
+		{name: "matched to windows, another taint too", match: matchedWindows, pod: pod(img2019).Obj(), node: fixture.WindowsNode("w", "10.0.17763", fixture.WithTaints(fixture.WindowsTaint, gpu)), want: false},
+		{name: "matched to no OS taint, OS taint", match: &match{}, pod: pod(imgLinux).Obj(), node: fixture.WindowsNode("w", "10.0.17763"), want: false},
+		{name: "untainted node", pod: pod(imgLinux).Obj(), node: fixture.LinuxNode("l"), want: true},
 	}
 	pl, _ := New(t.Context(), nil, nil)
 	for _, tt := range tests {

@@ -23,6 +23,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 )
 
@@ -52,12 +53,12 @@ func TestFilterAllocations(t *testing.T) {
 		wantPass   bool
 		wantAllocs float64
 	}{
-		{name: "linux pod, linux node", pod: pod(imgLinux).Obj(), node: linuxNode("l"), wantPass: true, wantAllocs: 0},
-		{name: "windows pod, tainted windows node", pod: pod(img2019).Obj(), node: windowsNode("w", "10.0.17763", "10.0.17763.1"), wantPass: true, wantAllocs: 0},
-		{name: "windows pod, kernel-version node", pod: pod(img2022).Obj(), node: windowsNode("w", "", "10.0.26100.1"), wantPass: true, wantAllocs: 0},
-		{name: "linux pod, windows node", pod: pod(imgLinux).Obj(), node: windowsNode("w", "10.0.17763", ""), wantPass: false, wantAllocs: 1},
-		{name: "windows pod, wrong build", pod: pod(img2019).Obj(), node: windowsNode("w", "10.0.20348", ""), wantPass: false, wantAllocs: 1},
-		{name: "windows pod, malformed label", pod: pod(img2019).Obj(), node: windowsNode("w", "banana", ""), wantPass: false, wantAllocs: 1},
+		{name: "linux pod, linux node", pod: pod(imgLinux).Obj(), node: fixture.LinuxNode("l"), wantPass: true, wantAllocs: 0},
+		{name: "windows pod, tainted windows node", pod: pod(img2019).Obj(), node: fixture.WindowsNode("w", "10.0.17763"), wantPass: true, wantAllocs: 0},
+		{name: "windows pod, kernel-version node", pod: pod(img2022).Obj(), node: fixture.WindowsNode("w", "", fixture.WithKernel("10.0.26100.1")), wantPass: true, wantAllocs: 0},
+		{name: "linux pod, windows node", pod: pod(imgLinux).Obj(), node: fixture.WindowsNode("w", "10.0.17763"), wantPass: false, wantAllocs: 1},
+		{name: "windows pod, wrong build", pod: pod(img2019).Obj(), node: fixture.WindowsNode("w", "10.0.20348"), wantPass: false, wantAllocs: 1},
+		{name: "windows pod, malformed label", pod: pod(img2019).Obj(), node: fixture.WindowsNode("w", "banana", fixture.WithKernel("")), wantPass: false, wantAllocs: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -36,6 +36,7 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
 
+	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 )
 
@@ -140,8 +141,6 @@ func (b *blindRun) recorded() []string {
 	}
 }
 
-func untainted() []v1.Taint { return []v1.Taint{} }
-
 func cordoned(n *v1.Node) *v1.Node {
 	n.Spec.Unschedulable = true
 	return n
@@ -162,72 +161,72 @@ func TestPostFilterReportsPodsAutoscalersMisjudge(t *testing.T) {
 		{
 			name:  "selector-less ltsc2022 pod, only Linux nodes and a 2019 node",
 			pod:   pod(img2022).Obj(),
-			nodes: []*v1.Node{linuxNode("linux-a"), linuxNode("linux-b"), windowsNode("win2019", "10.0.17763", "")},
+			nodes: []*v1.Node{fixture.LinuxNode("linux-a"), fixture.LinuxNode("linux-b"), fixture.WindowsNode("win2019", "10.0.17763")},
 			want: []string{"the pod needs windows build 10.0.20348 (from its image tags)",
 				"Enable publish mode or add nodeSelector kubernetes.io/os: windows, node.kubernetes.io/windows-build: 10.0.20348"},
 		},
 		{
 			name:  "selector-less ltsc2022 pod, its 2022 node full, room on Linux (left out by narrowing)",
 			pod:   pod(img2022).Obj(),
-			nodes: []*v1.Node{linuxNode("linux-a"), linuxNode("linux-b"), windowsNode("win2019", "10.0.17763", ""), windowsNode("win2022", "10.0.20348", "")},
+			nodes: []*v1.Node{fixture.LinuxNode("linux-a"), fixture.LinuxNode("linux-b"), fixture.WindowsNode("win2019", "10.0.17763"), fixture.WindowsNode("win2022", "10.0.20348")},
 			full:  []string{"win2022"},
 			want:  []string{"windows build 10.0.20348", "kubernetes.io/os: windows"},
 		},
 		{
 			name:  "pod with its own OS selector, only Linux room",
 			pod:   pod(img2022).NodeSelector(winSelector).Obj(),
-			nodes: []*v1.Node{linuxNode("linux-a"), windowsNode("win2019", "10.0.17763", ""), windowsNode("win2022", "10.0.20348", "")},
+			nodes: []*v1.Node{fixture.LinuxNode("linux-a"), fixture.WindowsNode("win2019", "10.0.17763"), fixture.WindowsNode("win2022", "10.0.20348")},
 			full:  []string{"win2022"},
 		},
 		{
 			name:  "pod rejected by resources only",
 			pod:   pod(img2022).Obj(),
-			nodes: []*v1.Node{windowsNode("win2022", "10.0.20348", "", untainted()...), windowsNode("win2025", "10.0.26100", "", untainted()...)},
+			nodes: []*v1.Node{fixture.WindowsNode("win2022", "10.0.20348", fixture.WithTaints()), fixture.WindowsNode("win2025", "10.0.26100", fixture.WithTaints())},
 			full:  []string{"win2022", "win2025"},
 		},
 		{
 			name:  "Linux pod rejected by resources only",
 			pod:   pod(imgLinux).Obj(),
-			nodes: []*v1.Node{linuxNode("linux-a"), windowsNode("win2022", "10.0.20348", "")},
+			nodes: []*v1.Node{fixture.LinuxNode("linux-a"), fixture.WindowsNode("win2022", "10.0.20348")},
 			full:  []string{"linux-a"},
 		},
 		{
 			name:  "OS selector and toleration, a 2019 node of the wrong build",
 			pod:   pod(img2022).NodeSelector(winSelector).Tolerations(tolerateOSTaint).Obj(),
-			nodes: []*v1.Node{linuxNode("linux-a"), windowsNode("win2019", "10.0.17763", "")},
+			nodes: []*v1.Node{fixture.LinuxNode("linux-a"), fixture.WindowsNode("win2019", "10.0.17763")},
 			want:  []string{"node.kubernetes.io/windows-build: 10.0.20348"},
 		},
 		{
 			name: "OS and build selectors",
 			pod: pod(img2022).NodeSelector(map[string]string{v1.LabelOSStable: "windows", v1.LabelWindowsBuild: "10.0.20348"}).
 				Tolerations(tolerateOSTaint).Obj(),
-			nodes: []*v1.Node{linuxNode("linux-a"), windowsNode("win2019", "10.0.17763", ""), windowsNode("win2022", "10.0.20348", "")},
+			nodes: []*v1.Node{fixture.LinuxNode("linux-a"), fixture.WindowsNode("win2019", "10.0.17763"), fixture.WindowsNode("win2022", "10.0.20348")},
 			full:  []string{"win2022"},
 		},
 		{
 			name:  "Linux pod, Linux full, an untainted Windows node",
 			pod:   pod(imgLinux).Obj(),
-			nodes: []*v1.Node{linuxNode("linux-a"), windowsNode("win2022", "10.0.20348", "", untainted()...)},
+			nodes: []*v1.Node{fixture.LinuxNode("linux-a"), fixture.WindowsNode("win2022", "10.0.20348", fixture.WithTaints())},
 			full:  []string{"linux-a"},
 			want:  []string{"the pod needs linux (from the scheduler's defaultOS)", "add nodeSelector kubernetes.io/os: linux"},
 		},
 		{
 			name:  "HostProcess pod, room on Linux only",
 			pod:   hostProcess(pod("busybox:1.36")),
-			nodes: []*v1.Node{linuxNode("linux-a"), windowsNode("win2022", "10.0.20348", "")},
+			nodes: []*v1.Node{fixture.LinuxNode("linux-a"), fixture.WindowsNode("win2022", "10.0.20348")},
 			full:  []string{"win2022"},
 			want:  []string{"the pod needs windows (as a HostProcess pod)", "add nodeSelector kubernetes.io/os: windows"},
 		},
 		{
 			name:  "the only Linux node is cordoned",
 			pod:   pod(img2022).Obj(),
-			nodes: []*v1.Node{cordoned(linuxNode("linux-a")), windowsNode("win2022", "10.0.20348", "")},
+			nodes: []*v1.Node{cordoned(fixture.LinuxNode("linux-a")), fixture.WindowsNode("win2022", "10.0.20348")},
 			full:  []string{"win2022"},
 		},
 		{
 			name:  "a pod that contradicts itself",
 			pod:   withOS(pod(img2019), v1.Linux),
-			nodes: []*v1.Node{linuxNode("linux-a")},
+			nodes: []*v1.Node{fixture.LinuxNode("linux-a")},
 		},
 	}
 	newRegisteredPlugin(t)
@@ -274,7 +273,7 @@ func TestPostFilterReportsPodsAutoscalersMisjudge(t *testing.T) {
 // attempt gets one Event and counts once; another pod gets its own.
 func TestPostFilterReportsOncePerPod(t *testing.T) {
 	newRegisteredPlugin(t)
-	b := newBlindRun(t, []*v1.Node{linuxNode("linux-a"), windowsNode("win2019", "10.0.17763", "")})
+	b := newBlindRun(t, []*v1.Node{fixture.LinuxNode("linux-a"), fixture.WindowsNode("win2019", "10.0.17763")})
 	before, _ := testutil.GetCounterMetricValue(AutoscalerBlindPods)
 	p := pod(img2022).Obj()
 	for range 3 {

@@ -27,6 +27,7 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
@@ -101,8 +102,8 @@ func BenchmarkResolvedIndex(b *testing.B) {
 				}
 			}
 		})
-		oldNode := linuxNode("n")
-		newNode := windowsNode("n", "10.0.20348", "10.0.20348.1")
+		oldNode := fixture.LinuxNode("n")
+		newNode := fixture.WindowsNode("n", "10.0.20348")
 		b.Run("NodeHint/"+name, func(b *testing.B) {
 			b.ReportAllocs()
 			logger := klog.Background()
@@ -113,7 +114,7 @@ func BenchmarkResolvedIndex(b *testing.B) {
 			}
 		})
 		// A node no entry runs on: Fit reads every entry of the image.
-		noFit := windowsNode("n", "10.0.17763", "10.0.17763.1")
+		noFit := fixture.WindowsNode("n", "10.0.17763")
 		b.Run("NodeHintNoFit/"+name, func(b *testing.B) {
 			b.ReportAllocs()
 			logger := klog.Background()

@@ -23,6 +23,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
@@ -62,7 +63,7 @@ func TestDecideConflictKinds(t *testing.T) {
 			if got := d.ConflictKind(); got != tt.want {
 				t.Errorf("podneeds.ConflictKind() = %q, want %q (conflict %q)", got, tt.want, d.Conflict())
 			}
-			if fits, reason := d.RunsOn(windowsNode("w", "10.0.17763", "")); tt.want != "" && (fits || reason != d.Conflict()) {
+			if fits, reason := d.RunsOn(fixture.WindowsNode("w", "10.0.17763")); tt.want != "" && (fits || reason != d.Conflict()) {
 				t.Errorf("FitNode = %v, %q; a conflicting pod fits no node, with its conflict as the reason", fits, reason)
 			}
 		})
@@ -70,18 +71,17 @@ func TestDecideConflictKinds(t *testing.T) {
 }
 
 func TestPlatformOf(t *testing.T) {
-	arm := linuxNode("arm")
-	arm.Labels[v1.LabelArchStable] = "arm64"
+	arm := fixture.LinuxNode("arm", fixture.WithLabel(v1.LabelArchStable, "arm64"))
 	tests := []struct {
 		name string
 		node *v1.Node
 		want podneeds.NodePlatform
 	}{
 		{"linux", arm, podneeds.NodePlatform{OS: "linux", Arch: "arm64"}},
-		{"build label", windowsNode("w", "10.0.20348", "10.0.20348.2227"), podneeds.NodePlatform{OS: "windows", Build: "10.0.20348"}},
-		{"kernel version only", windowsNode("w", "", "10.0.17763.437"), podneeds.NodePlatform{OS: "windows", Build: "10.0.17763"}},
-		{"nothing reported", windowsNode("w", "", ""), podneeds.NodePlatform{OS: "windows"}},
-		{"malformed label", windowsNode("w", "banana", "10.0.17763.437"), podneeds.NodePlatform{OS: "windows", Build: "banana", MalformedBuild: true}},
+		{"build label", fixture.WindowsNode("w", "10.0.20348", fixture.WithKernel("10.0.20348.2227")), podneeds.NodePlatform{OS: "windows", Arch: "amd64", Build: "10.0.20348"}},
+		{"kernel version only", fixture.WindowsNode("w", "", fixture.WithKernel("10.0.17763.437")), podneeds.NodePlatform{OS: "windows", Arch: "amd64", Build: "10.0.17763"}},
+		{"nothing reported", fixture.WindowsNode("w", ""), podneeds.NodePlatform{OS: "windows", Arch: "amd64"}},
+		{"malformed label", fixture.WindowsNode("w", "banana", fixture.WithKernel("10.0.17763.437")), podneeds.NodePlatform{OS: "windows", Arch: "amd64", Build: "banana", MalformedBuild: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,11 +105,11 @@ func TestTaintsRepel(t *testing.T) {
 		node *v1.Node
 		want bool
 	}{
-		{"windows pod tolerates its OS taint", pod(img2019).Obj(), windowsNode("w", "10.0.17763", ""), false},
-		{"linux pod does not", pod(imgLinux).Obj(), windowsNode("w", "10.0.17763", ""), true},
-		{"other taints apply", pod(img2019).Obj(), windowsNode("w", "10.0.17763", "", osTaint, gpu), true},
-		{"unless tolerated", tolerateGPU(pod(img2019).Obj()), windowsNode("w", "10.0.17763", "", osTaint, gpu), false},
-		{"untainted node", pod(imgLinux).Obj(), linuxNode("l"), false},
+		{"windows pod tolerates its OS taint", pod(img2019).Obj(), fixture.WindowsNode("w", "10.0.17763"), false},
+		{"linux pod does not", pod(imgLinux).Obj(), fixture.WindowsNode("w", "10.0.17763"), true},
+		{"other taints apply", pod(img2019).Obj(), fixture.WindowsNode("w", "10.0.17763", fixture.WithTaints(fixture.WindowsTaint, gpu)), true},
+		{"unless tolerated", tolerateGPU(pod(img2019).Obj()), fixture.WindowsNode("w", "10.0.17763", fixture.WithTaints(fixture.WindowsTaint, gpu)), false},
+		{"untainted node", pod(imgLinux).Obj(), fixture.LinuxNode("l"), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

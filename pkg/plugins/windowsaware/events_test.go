@@ -22,8 +22,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
-	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
+	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/hinttest"
 	"github.com/windows-aware/windows-aware/internal/k8scompat"
 )
@@ -44,17 +44,17 @@ func TestWindowsAwareQueueingHint(t *testing.T) {
 		n.Labels[v1.LabelWindowsBuild] = build
 		return n
 	}
-	w2019 := windowsNode("w", "10.0.17763", "10.0.17763.1")
-	banana := windowsNode("w", "banana", "")
-	w2025 := windowsNode("w", "10.0.26100", "10.0.26100.1")
+	w2019 := fixture.WindowsNode("w", "10.0.17763")
+	banana := fixture.WindowsNode("w", "banana", fixture.WithKernel(""))
+	w2025 := fixture.WindowsNode("w", "10.0.26100")
 	tests := []hinttest.NodeCase{
 		{Name: "2025 node added for a 2025 pod", Pod: pod(img2025).Obj(), New: w2025, Want: fwk.Queue},
 		{Name: "2019 node added for a 2025 pod", Pod: pod(img2025).Obj(), New: w2019, Want: fwk.QueueSkip},
-		{Name: "linux node added for a 2025 pod", Pod: pod(img2025).Obj(), New: linuxNode("l"), Want: fwk.QueueSkip},
+		{Name: "linux node added for a 2025 pod", Pod: pod(img2025).Obj(), New: fixture.LinuxNode("l"), Want: fwk.QueueSkip},
 		{Name: "malformed label corrected", Pod: pod(img2019).Obj(), Old: banana, New: relabel(banana, "10.0.17763"), Want: fwk.Queue},
 		{Name: "label changed to a wrong build", Pod: pod(img2019).Obj(), Old: banana, New: relabel(banana, "10.0.20348"), Want: fwk.QueueSkip},
-		{Name: "node already fitted", Pod: pod(img2019).Obj(), Old: w2019, New: st.MakeNode().Name("w").Label(v1.LabelOSStable, "windows").Label(v1.LabelWindowsBuild, "10.0.17763").Label("zone", "a").Obj(), Want: fwk.QueueSkip},
-		{Name: "linux node turns windows", Pod: withOS(pod("acme/tool:1"), v1.Windows), Old: linuxNode("n"), New: st.MakeNode().Name("n").Label(v1.LabelOSStable, "windows").Obj(), Want: fwk.Queue},
+		{Name: "node already fitted", Pod: pod(img2019).Obj(), Old: w2019, New: fixture.WindowsNode("w", "10.0.17763", fixture.WithLabel("zone", "a")), Want: fwk.QueueSkip},
+		{Name: "linux node turns windows", Pod: withOS(pod("acme/tool:1"), v1.Windows), Old: fixture.LinuxNode("n"), New: fixture.WindowsNode("n", ""), Want: fwk.Queue},
 		{Name: "a pod that contradicts itself never requeues", Pod: pod(img2019, img2022).Obj(), New: w2025, Want: fwk.QueueSkip},
 	}
 	pl, _ := newWindowsAware(defaultArgs())

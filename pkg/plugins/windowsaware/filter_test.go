@@ -27,6 +27,7 @@ import (
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 	"k8s.io/utils/ptr"
 
+	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 )
@@ -129,7 +130,7 @@ func TestFilterReasons(t *testing.T) {
 	}
 
 	// An unrelated taint still repels a windows pod, with upstream's reason.
-	gpu := windowsNode("win2022-gpu", "10.0.20348", "10.0.20348.1", osTaint, v1.Taint{Key: "gpu", Value: "true", Effect: v1.TaintEffectNoSchedule})
+	gpu := fixture.WindowsNode("win2022-gpu", "10.0.20348", fixture.WithTaints(fixture.WindowsTaint, v1.Taint{Key: "gpu", Value: "true", Effect: v1.TaintEffectNoSchedule}))
 	_, verdicts = feasible(t, newFramework(t, defaultArgs(), []*v1.Node{gpu}), pod(img2022).Obj(), []*v1.Node{gpu})
 	if diff := cmp.Diff(map[string][]string{"win2022-gpu": {ostainttoleration.ErrReasonUntoleratedTaint}}, verdicts); diff != "" {
 		t.Errorf("unrelated taint (-want +got):\n%s", diff)
@@ -157,7 +158,7 @@ func TestOSTaints(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n := windowsNode("w", "10.0.17763", "10.0.17763.1", tt.taint)
+			n := fixture.WindowsNode("w", "10.0.17763", fixture.WithTaints(tt.taint))
 			_, verdicts := feasible(t, newFramework(t, defaultArgs(), []*v1.Node{n}), tt.pod, []*v1.Node{n})
 			if got := verdicts["w"] == nil; got != tt.fits {
 				t.Errorf("fits = %v (%v), want %v", got, verdicts["w"], tt.fits)
@@ -170,11 +171,11 @@ func TestOSTaints(t *testing.T) {
 	args := defaultArgs(func(a *config.WindowsAwareArgs) {
 		a.OSTaints.Keys = append(a.OSTaints.Keys, "sku")
 	})
-	n := windowsNode("w", "10.0.17763", "", taint("sku", "Windows", v1.TaintEffectNoSchedule))
+	n := fixture.WindowsNode("w", "10.0.17763", fixture.WithTaints(taint("sku", "Windows", v1.TaintEffectNoSchedule)))
 	if _, v := feasible(t, newFramework(t, args, []*v1.Node{n}), pod(img2019).Obj(), []*v1.Node{n}); v["w"] != nil {
 		t.Errorf("sku=Windows:NoSchedule with sku configured: %v", v["w"])
 	}
-	n = windowsNode("w", "10.0.17763", "", taint("sku", "Windows", v1.TaintEffectNoExecute))
+	n = fixture.WindowsNode("w", "10.0.17763", fixture.WithTaints(taint("sku", "Windows", v1.TaintEffectNoExecute)))
 	if _, v := feasible(t, newFramework(t, args, []*v1.Node{n}), pod(img2019).Obj(), []*v1.Node{n}); v["w"] == nil {
 		t.Error("sku=Windows:NoExecute tolerated on the pod's behalf")
 	}

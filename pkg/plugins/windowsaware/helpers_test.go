@@ -32,6 +32,7 @@ import (
 	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
 	"k8s.io/utils/ptr"
 
+	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
 	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
@@ -51,40 +52,22 @@ const (
 	imgNano     = "golang:1.22-nanoserver"                        // Windows, no build
 )
 
-var osTaint = v1.Taint{Key: "os", Value: "windows", Effect: v1.TaintEffectNoSchedule}
-
-func linuxNode(name string) *v1.Node {
-	return st.MakeNode().Name(name).Label(v1.LabelOSStable, "linux").Obj()
-}
-
-// windowsNode is a Windows node as the kubelet registers it, tainted as the
-// Kubernetes documentation recommends.
-func windowsNode(name, build, kernel string, taints ...v1.Taint) *v1.Node {
-	w := st.MakeNode().Name(name).Label(v1.LabelOSStable, "windows")
-	if build != "" {
-		w = w.Label(v1.LabelWindowsBuild, build)
-	}
-	if taints == nil {
-		taints = []v1.Taint{osTaint}
-	}
-	n := w.Taints(taints).Obj()
-	n.Status.NodeInfo.KernelVersion = kernel
-	return n
-}
-
 // testNodes is a small mixed cluster.
 func testNodes() []*v1.Node {
+	// A node of a kubelet from before kubernetes.io/os, which labelled its
+	// node beta.kubernetes.io/os alone: built by hand, no kubelet of today
+	// registers it.
 	beta := st.MakeNode().Name("linux-beta").Label("beta.kubernetes.io/os", "linux").Obj()
 	return []*v1.Node{
-		linuxNode("linux"),
+		fixture.LinuxNode("linux"),
 		beta,
-		windowsNode("win2016", "10.0.14393", "10.0.14393.6897"),
-		windowsNode("win2019", "10.0.17763", "10.0.17763.4131"),
-		windowsNode("win2022", "10.0.20348", "10.0.20348.2227"),
-		windowsNode("win2025", "10.0.26100", "10.0.26100.1742"),
-		windowsNode("win2019-kernel-only", "", "10.0.17763.437"),
-		windowsNode("win-banana", "banana", "10.0.17763.437"),
-		windowsNode("win-unknown", "", ""),
+		fixture.WindowsNode("win2016", "10.0.14393", fixture.WithKernel("10.0.14393.6897")),
+		fixture.WindowsNode("win2019", "10.0.17763", fixture.WithKernel("10.0.17763.4131")),
+		fixture.WindowsNode("win2022", "10.0.20348", fixture.WithKernel("10.0.20348.2227")),
+		fixture.WindowsNode("win2025", "10.0.26100", fixture.WithKernel("10.0.26100.1742")),
+		fixture.WindowsNode("win2019-kernel-only", "", fixture.WithKernel("10.0.17763.437")),
+		fixture.WindowsNode("win-banana", "banana", fixture.WithKernel("10.0.17763.437")),
+		fixture.WindowsNode("win-unknown", ""),
 	}
 }
 

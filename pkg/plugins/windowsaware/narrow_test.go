@@ -26,6 +26,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"github.com/windows-aware/windows-aware/internal/fixture"
 )
 
 // mixedCluster is testNodes plus enough Linux nodes that Windows nodes are
@@ -33,7 +35,7 @@ import (
 func mixedCluster() []*v1.Node {
 	nodes := testNodes()
 	for i := range 20 {
-		nodes = append(nodes, linuxNode(fmt.Sprintf("linux-%d", i)))
+		nodes = append(nodes, fixture.LinuxNode(fmt.Sprintf("linux-%d", i)))
 	}
 	return nodes
 }
@@ -54,8 +56,8 @@ func TestPreFilterNarrowsWindowsPods(t *testing.T) {
 			p.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable}}
 			return p
 		}(), nodes: mixedCluster(), want: nil},
-		{name: "no node fits: Filter gives the reasons", pod: pod(img2025).Obj(), nodes: []*v1.Node{linuxNode("l1"), linuxNode("l2"), windowsNode("w", "banana", "")}, want: nil},
-		{name: "most nodes fit: narrowing would not pay", pod: pod(img2019).Obj(), nodes: []*v1.Node{linuxNode("l"), windowsNode("w1", "10.0.17763", ""), windowsNode("w2", "10.0.17763", "")}, want: nil},
+		{name: "no node fits: Filter gives the reasons", pod: pod(img2025).Obj(), nodes: []*v1.Node{fixture.LinuxNode("l1"), fixture.LinuxNode("l2"), fixture.WindowsNode("w", "banana", fixture.WithKernel(""))}, want: nil},
+		{name: "most nodes fit: narrowing would not pay", pod: pod(img2019).Obj(), nodes: []*v1.Node{fixture.LinuxNode("l"), fixture.WindowsNode("w1", "10.0.17763"), fixture.WindowsNode("w2", "10.0.17763")}, want: nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -181,7 +183,7 @@ func TestNarrowingWithATableBehind(t *testing.T) {
 		snapshot := slices.Clone(told)
 		for i, n := range snapshot {
 			if n.Name == name {
-				snapshot[i] = windowsNode(name, build, "")
+				snapshot[i] = fixture.WindowsNode(name, build)
 			}
 		}
 		return snapshot
@@ -205,7 +207,7 @@ func TestNarrowingWithATableBehind(t *testing.T) {
 		},
 		{
 			name:     "a 2019 node added",
-			snapshot: append(slices.Clone(told), windowsNode("new2019", "10.0.17763", "")),
+			snapshot: append(slices.Clone(told), fixture.WindowsNode("new2019", "10.0.17763")),
 			want:     []string{"new2019", "win2019", "win2019-kernel-only"},
 		},
 	}

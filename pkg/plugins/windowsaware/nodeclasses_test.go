@@ -26,6 +26,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/nodeclasses"
 )
 
@@ -61,11 +62,11 @@ func TestClassTableNeverJudgesByOldFacts(t *testing.T) {
 	// nodeEvent is an informer's add (old nil), update, or delete (new nil).
 	type nodeEvent struct{ old, new *v1.Node }
 	var (
-		w2019     = windowsNode("w", "10.0.17763", "")
-		w2022     = windowsNode("w", "10.0.20348", "")
-		wBanana   = windowsNode("w", "banana", "")
-		wLinux    = linuxNode("w")
-		readded22 = windowsNode("w", "10.0.20348", "")
+		w2019     = fixture.WindowsNode("w", "10.0.17763")
+		w2022     = fixture.WindowsNode("w", "10.0.20348")
+		wBanana   = fixture.WindowsNode("w", "banana", fixture.WithKernel(""))
+		wLinux    = fixture.LinuxNode("w")
+		readded22 = fixture.WindowsNode("w", "10.0.20348")
 	)
 	tests := []struct {
 		name string
@@ -107,7 +108,7 @@ func TestClassTableNeverJudgesByOldFacts(t *testing.T) {
 // TestClassTableLookupIsUsed: a node the table holds is judged by its class,
 // which the table worked out from the object once.
 func TestClassTableLookupIsUsed(t *testing.T) {
-	node := windowsNode("w", "10.0.17763", "")
+	node := fixture.WindowsNode("w", "10.0.17763")
 	pl, _ := classedPlugin(t, node)
 	ltsc2019 := pod(img2019).Obj()
 	if !passes(t, pl, ltsc2019, node) {
@@ -128,7 +129,7 @@ func TestClassTableRebuildsPastMaxClasses(t *testing.T) {
 	pl, h := classedPlugin(t)
 	var nodes []*v1.Node
 	for i := range nodeclasses.MaxClasses + 10 {
-		n := windowsNode(fmt.Sprintf("w%d", i), "10.0.17763", fmt.Sprintf("10.0.17763.%d", i))
+		n := fixture.WindowsNode(fmt.Sprintf("w%d", i), "10.0.17763", fixture.WithKernel(fmt.Sprintf("10.0.17763.%d", i)))
 		nodes = append(nodes, n)
 		h.OnAdd(n, false)
 	}
@@ -156,9 +157,9 @@ func TestFilterConcurrentWithNodeEvents(t *testing.T) {
 	var nodes []*v1.Node
 	for i := range 200 {
 		if i%2 == 0 {
-			nodes = append(nodes, linuxNode(fmt.Sprintf("l%d", i)))
+			nodes = append(nodes, fixture.LinuxNode(fmt.Sprintf("l%d", i)))
 		} else {
-			nodes = append(nodes, windowsNode(fmt.Sprintf("w%d", i), "10.0.17763", ""))
+			nodes = append(nodes, fixture.WindowsNode(fmt.Sprintf("w%d", i), "10.0.17763"))
 		}
 	}
 	pl, h := classedPlugin(t, nodes...)
@@ -175,7 +176,7 @@ func TestFilterConcurrentWithNodeEvents(t *testing.T) {
 			default:
 			}
 			old := nodes[1+2*(i%100)]
-			h.OnUpdate(old, windowsNode(old.Name, "10.0.20348", ""))
+			h.OnUpdate(old, fixture.WindowsNode(old.Name, "10.0.20348"))
 			h.OnUpdate(old, old)
 		}
 	}()
@@ -214,13 +215,13 @@ func TestWithoutPreFilter(t *testing.T) {
 		wantPass  bool
 		wantScore int64
 	}{
-		{name: "linux pod on a windows node", pod: pod(imgLinux).Obj(), node: windowsNode("w", "10.0.17763", ""), wantPass: false},
-		{name: "linux pod on a linux node", pod: pod(imgLinux).Obj(), node: linuxNode("l"), wantPass: true, wantScore: stayingNode},
-		{name: "linux pod on a retiring linux node", pod: pod(imgLinux).Obj(), node: retiring(linuxNode("l")), wantPass: true, wantScore: 0},
-		{name: "ltsc2022 pod on a 2025 node", pod: pod(img2022).Obj(), node: windowsNode("w", "10.0.26100", ""), wantPass: true, wantScore: stayingNode},
-		{name: "ltsc2022 pod on a 2022 node", pod: pod(img2022).Obj(), node: windowsNode("w", "10.0.20348", ""), wantPass: true, wantScore: stayingNode + exactBuild},
-		{name: "ltsc2022 pod on a retiring 2022 node", pod: pod(img2022).Obj(), node: retiring(windowsNode("w", "10.0.20348", "")), wantPass: true, wantScore: exactBuild},
-		{name: "ltsc2022 pod on a 2019 node", pod: pod(img2022).Obj(), node: windowsNode("w", "10.0.17763", ""), wantPass: false},
+		{name: "linux pod on a windows node", pod: pod(imgLinux).Obj(), node: fixture.WindowsNode("w", "10.0.17763"), wantPass: false},
+		{name: "linux pod on a linux node", pod: pod(imgLinux).Obj(), node: fixture.LinuxNode("l"), wantPass: true, wantScore: stayingNode},
+		{name: "linux pod on a retiring linux node", pod: pod(imgLinux).Obj(), node: retiring(fixture.LinuxNode("l")), wantPass: true, wantScore: 0},
+		{name: "ltsc2022 pod on a 2025 node", pod: pod(img2022).Obj(), node: fixture.WindowsNode("w", "10.0.26100"), wantPass: true, wantScore: stayingNode},
+		{name: "ltsc2022 pod on a 2022 node", pod: pod(img2022).Obj(), node: fixture.WindowsNode("w", "10.0.20348"), wantPass: true, wantScore: stayingNode + exactBuild},
+		{name: "ltsc2022 pod on a retiring 2022 node", pod: pod(img2022).Obj(), node: retiring(fixture.WindowsNode("w", "10.0.20348")), wantPass: true, wantScore: exactBuild},
+		{name: "ltsc2022 pod on a 2019 node", pod: pod(img2022).Obj(), node: fixture.WindowsNode("w", "10.0.17763"), wantPass: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -24,6 +24,7 @@ import (
 	v1helper "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 
+	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 )
 
@@ -109,7 +110,7 @@ func TestOSTolerationsNoWiderThanImplicit(t *testing.T) {
 		for _, value := range []string{"windows", "Windows", "WINDOWS", "linux", "true"} {
 			for _, effect := range []v1.TaintEffect{v1.TaintEffectNoSchedule, v1.TaintEffectNoExecute} {
 				taint := v1.Taint{Key: key, Value: value, Effect: effect}
-				node := windowsNode("n", "10.0.17763", "", taint)
+				node := fixture.WindowsNode("n", "10.0.17763", fixture.WithTaints(taint))
 				repels, _ := d.TaintsRepel(&v1.Pod{}, node, false)
 				if v1helper.TolerationsTolerateTaint(klog.Background(), written, &taint, false) && repels {
 					t.Errorf("the written tolerations tolerate %v, which the scheduler holds the pod off", taint)

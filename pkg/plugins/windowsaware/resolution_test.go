@@ -39,6 +39,7 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
 
+	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
@@ -211,8 +212,8 @@ func TestResolutionPlacesUntaggedImages(t *testing.T) {
 	s.Push(t, "tools:1", registrytest.Image(t, registrytest.Docker, "linux", "amd64", ""))
 
 	nodes2025 := []*v1.Node{
-		windowsNode("win2025-a", "10.0.26100", "10.0.26100.1742"),
-		windowsNode("win2025-b", "10.0.26100", "10.0.26100.2033"),
+		fixture.WindowsNode("win2025-a", "10.0.26100", fixture.WithKernel("10.0.26100.1742")),
+		fixture.WindowsNode("win2025-b", "10.0.26100", fixture.WithKernel("10.0.26100.2033")),
 	}
 	tests := []struct {
 		name  string

@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
@@ -46,7 +47,7 @@ var retiringCases = []struct {
 		name: "no node retiring: the exact build wins",
 		pod:  func() *v1.Pod { return pod(img2022).Obj() },
 		nodes: func() []*v1.Node {
-			return []*v1.Node{windowsNode("w22", "10.0.20348", ""), windowsNode("w25", "10.0.26100", "")}
+			return []*v1.Node{fixture.WindowsNode("w22", "10.0.20348"), fixture.WindowsNode("w25", "10.0.26100")}
 		},
 		want: map[string]int64{"w22": 100, "w25": 0},
 	},
@@ -54,7 +55,7 @@ var retiringCases = []struct {
 		name: "the exact build retiring: a compatible build that stays wins",
 		pod:  func() *v1.Pod { return pod(img2022).Obj() },
 		nodes: func() []*v1.Node {
-			return []*v1.Node{retiring(windowsNode("w22", "10.0.20348", "")), windowsNode("w25", "10.0.26100", "")}
+			return []*v1.Node{retiring(fixture.WindowsNode("w22", "10.0.20348")), fixture.WindowsNode("w25", "10.0.26100")}
 		},
 		want: map[string]int64{"w22": 0, "w25": 100},
 	},
@@ -62,7 +63,7 @@ var retiringCases = []struct {
 		name: "a compatible build retiring: the exact build wins by more",
 		pod:  func() *v1.Pod { return pod(img2022).Obj() },
 		nodes: func() []*v1.Node {
-			return []*v1.Node{windowsNode("w22", "10.0.20348", ""), retiring(windowsNode("w25", "10.0.26100", "")), windowsNode("w25b", "10.0.26100", "")}
+			return []*v1.Node{fixture.WindowsNode("w22", "10.0.20348"), retiring(fixture.WindowsNode("w25", "10.0.26100")), fixture.WindowsNode("w25b", "10.0.26100")}
 		},
 		want: map[string]int64{"w22": 100, "w25": 0, "w25b": 66},
 	},
@@ -70,21 +71,21 @@ var retiringCases = []struct {
 		name: "a pod that names no build leaves the retiring nodes",
 		pod:  func() *v1.Pod { return withOS(pod(imgWinNoTag), v1.Windows) },
 		nodes: func() []*v1.Node {
-			return []*v1.Node{retiring(windowsNode("w19", "10.0.17763", "")), windowsNode("w25", "10.0.26100", "")}
+			return []*v1.Node{retiring(fixture.WindowsNode("w19", "10.0.17763")), fixture.WindowsNode("w25", "10.0.26100")}
 		},
 		want: map[string]int64{"w19": 0, "w25": 100},
 	},
 	{
 		name:  "a linux pod leaves a retiring linux node",
 		pod:   func() *v1.Pod { return pod(imgLinux).Obj() },
-		nodes: func() []*v1.Node { return []*v1.Node{retiring(linuxNode("l1")), linuxNode("l2")} },
+		nodes: func() []*v1.Node { return []*v1.Node{retiring(fixture.LinuxNode("l1")), fixture.LinuxNode("l2")} },
 		want:  map[string]int64{"l1": 0, "l2": 100},
 	},
 	{
 		name: "only retiring nodes run the pod: they rank alike",
 		pod:  func() *v1.Pod { return pod(img2019).Obj() },
 		nodes: func() []*v1.Node {
-			return []*v1.Node{retiring(windowsNode("w19a", "10.0.17763", "")), retiring(windowsNode("w19b", "10.0.17763", ""))}
+			return []*v1.Node{retiring(fixture.WindowsNode("w19a", "10.0.17763")), retiring(fixture.WindowsNode("w19b", "10.0.17763"))}
 		},
 		want: map[string]int64{"w19a": 0, "w19b": 0},
 	},
@@ -92,9 +93,9 @@ var retiringCases = []struct {
 		name: "a label value other than true retires nothing",
 		pod:  func() *v1.Pod { return withOS(pod(imgWinNoTag), v1.Windows) },
 		nodes: func() []*v1.Node {
-			n := windowsNode("w19", "10.0.17763", "")
+			n := fixture.WindowsNode("w19", "10.0.17763")
 			n.Labels[podneeds.LabelRetiring] = "false"
-			return []*v1.Node{n, windowsNode("w25", "10.0.26100", "")}
+			return []*v1.Node{n, fixture.WindowsNode("w25", "10.0.26100")}
 		},
 		want: map[string]int64{"w19": 0, "w25": 0},
 	},
@@ -164,10 +165,10 @@ func TestScoreRetiringByClass(t *testing.T) {
 // label takes no node from a pod.
 func TestRetiringNeverFilters(t *testing.T) {
 	nodes := []*v1.Node{
-		retiring(windowsNode("w19", "10.0.17763", "")),
-		windowsNode("w22", "10.0.20348", ""),
-		windowsNode("w25", "10.0.26100", ""),
-		linuxNode("l1"), linuxNode("l2"), linuxNode("l3"),
+		retiring(fixture.WindowsNode("w19", "10.0.17763")),
+		fixture.WindowsNode("w22", "10.0.20348"),
+		fixture.WindowsNode("w25", "10.0.26100"),
+		fixture.LinuxNode("l1"), fixture.LinuxNode("l2"), fixture.LinuxNode("l3"),
 	}
 	tests := []struct {
 		name      string
@@ -222,7 +223,7 @@ func TestRetiringNeverFilters(t *testing.T) {
 // TestScoreRetiringAllocations: Score is a lookup for a node of a known
 // class, retiring or not.
 func TestScoreRetiringAllocations(t *testing.T) {
-	nodes := []*v1.Node{retiring(windowsNode("w22", "10.0.20348", "")), windowsNode("w25", "10.0.26100", "")}
+	nodes := []*v1.Node{retiring(fixture.WindowsNode("w22", "10.0.20348")), fixture.WindowsNode("w25", "10.0.26100")}
 	pl, _ := classedPlugin(t, nodes...)
 	ctx := context.Background()
 	p := pod(img2022).Obj()

@@ -24,6 +24,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"github.com/windows-aware/windows-aware/internal/fixture"
 )
 
 func newState() *framework.CycleState { return framework.NewCycleState() }
@@ -66,30 +68,30 @@ func TestScore(t *testing.T) {
 		{
 			name:  "exact build beats a compatible one",
 			pod:   pod(img2022).Obj(),
-			nodes: []*v1.Node{windowsNode("w22", "10.0.20348", "10.0.20348.1"), windowsNode("w25", "10.0.26100", "10.0.26100.1")},
+			nodes: []*v1.Node{fixture.WindowsNode("w22", "10.0.20348"), fixture.WindowsNode("w25", "10.0.26100")},
 			want:  map[string]int64{"w22": 100, "w25": 0},
 		},
 		{
 			name: "closer revision wins among exact builds",
 			pod:  pod(img2019Rev).Obj(), // 10.0.17763.437
 			nodes: []*v1.Node{
-				windowsNode("r437", "10.0.17763", "10.0.17763.437"),
-				windowsNode("r500", "10.0.17763", "10.0.17763.500"),
-				windowsNode("r4131", "10.0.17763", "10.0.17763.4131"),
-				windowsNode("no-revision", "10.0.17763", ""),
+				fixture.WindowsNode("r437", "10.0.17763", fixture.WithKernel("10.0.17763.437")),
+				fixture.WindowsNode("r500", "10.0.17763", fixture.WithKernel("10.0.17763.500")),
+				fixture.WindowsNode("r4131", "10.0.17763", fixture.WithKernel("10.0.17763.4131")),
+				fixture.WindowsNode("no-revision", "10.0.17763", fixture.WithKernel("")),
 			},
 			want: map[string]int64{"r437": 100, "r500": 99, "r4131": 94, "no-revision": 0},
 		},
 		{
 			name:  "2022 and 2025 images: 2025 is the exact host",
 			pod:   pod(img2022, img2025).Obj(),
-			nodes: []*v1.Node{windowsNode("w25a", "10.0.26100", "10.0.26100.1"), windowsNode("w25b", "10.0.26100", "")},
+			nodes: []*v1.Node{fixture.WindowsNode("w25a", "10.0.26100"), fixture.WindowsNode("w25b", "10.0.26100", fixture.WithKernel(""))},
 			want:  map[string]int64{"w25a": 0, "w25b": 0},
 		},
 		{
 			name:  "no build requirement scores every node the same",
 			pod:   pod(imgWinNoTag).Obj(),
-			nodes: []*v1.Node{windowsNode("w19", "10.0.17763", ""), windowsNode("w25", "10.0.26100", "")},
+			nodes: []*v1.Node{fixture.WindowsNode("w19", "10.0.17763"), fixture.WindowsNode("w25", "10.0.26100")},
 			want:  map[string]int64{"w19": 0, "w25": 0},
 		},
 	}

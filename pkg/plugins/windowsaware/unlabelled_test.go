@@ -27,6 +27,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
+	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/hinttest"
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
@@ -87,8 +88,8 @@ func TestFilterOnUnlabelledNodes(t *testing.T) {
 		unlabelledNode("bare", ""),
 		unlabelledNode("windows-kernel", "10.0.20348.2227"),
 		unlabelledNode("empty-taint", "", emptyOSTaint),
-		linuxNode("linux"),
-		windowsNode("win2022", "10.0.20348", ""),
+		fixture.LinuxNode("linux"),
+		fixture.WindowsNode("win2022", "10.0.20348"),
 	}
 	for _, tt := range unlabelledPods() {
 		t.Run(tt.name, func(t *testing.T) {
@@ -143,7 +144,7 @@ func TestUnlabelledNodesWithoutPreFilter(t *testing.T) {
 					continue
 				}
 				got, s := pl.Score(context.Background(), newState(), tt.pod, nodeInfo(node))
-				want, _ := pl.Score(context.Background(), newState(), tt.pod, nodeInfo(linuxNode("linux")))
+				want, _ := pl.Score(context.Background(), newState(), tt.pod, nodeInfo(fixture.LinuxNode("linux")))
 				if !s.IsSuccess() || got != want {
 					t.Errorf("node %s: Score = %d, %v; want %d, a Linux node's", node.Name, got, s, want)
 				}
@@ -157,8 +158,8 @@ func TestUnlabelledNodesWithoutPreFilter(t *testing.T) {
 // reads for it: Linux pods fit it, Windows pods do not. A Windows node
 // that loses its label is judged afresh.
 func TestClassTableKeepsUnlabelledNodesApart(t *testing.T) {
-	bare, win := unlabelledNode("bare", "10.0.20348.2227"), windowsNode("win", "10.0.20348", "10.0.20348.2227", nil...)
-	lin := linuxNode("linux")
+	bare, win := unlabelledNode("bare", "10.0.20348.2227"), fixture.WindowsNode("win", "10.0.20348", fixture.WithKernel("10.0.20348.2227"))
+	lin := fixture.LinuxNode("linux")
 	pl, _ := classedPlugin(t, bare, win, lin)
 	table := pl.classes.Current()
 	cBare, okBare := table.Class(bare)
@@ -220,6 +221,6 @@ func TestWindowsAwareHintOnUnlabelledNode(t *testing.T) {
 		{Name: "windows pod, unlabelled node added", Pod: pod(img2022).Obj(), New: unlabelledNode("n", "10.0.20348.1"), Want: fwk.QueueSkip},
 		{Name: "defaulted windows pod, unlabelled node added", Pod: pod("acme/tool:1.0").Obj(), New: unlabelledNode("n", ""), Want: fwk.QueueSkip},
 		{Name: "linux pod, unlabelled node added", Pod: withOS(pod(imgLinux), v1.Linux), New: unlabelledNode("n", ""), Want: fwk.Queue},
-		{Name: "linux pod, windows node loses its labels", Pod: withOS(pod(imgLinux), v1.Linux), Old: windowsNode("n", "10.0.20348", "", []v1.Taint{}...), New: unlabelledNode("n", ""), Want: fwk.Queue},
+		{Name: "linux pod, windows node loses its labels", Pod: withOS(pod(imgLinux), v1.Linux), Old: fixture.WindowsNode("n", "10.0.20348", fixture.WithTaints()), New: unlabelledNode("n", ""), Want: fwk.Queue},
 	})
 }
