@@ -25,7 +25,6 @@ import (
 	"testing"
 	"time"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,9 +33,8 @@ import (
 	"github.com/windows-aware/windows-aware/internal/controlplane"
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/localproc"
-	"github.com/windows-aware/windows-aware/internal/manifest"
+	"github.com/windows-aware/windows-aware/internal/localwebhook"
 	"github.com/windows-aware/windows-aware/internal/oracle"
-	"github.com/windows-aware/windows-aware/internal/pki"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 )
 
@@ -131,30 +129,15 @@ func (e *env) startPublishWebhook(ns string, opts webhookOptions) *localproc.Pro
 	if opts.config == "" {
 		opts.config = e.c.SchedulerConfigFile
 	}
-	bins, err := controlplane.FindBinaries("", "", controlplane.Admission)
-	if err != nil {
-		e.t.Fatalf("the webhook binary: %v", err)
-	}
-	ca, err := pki.NewCA(filepath.Join(e.c.Dir, "publish-pki-"+ns), "windows-aware-publish-test-ca")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	certFile, keyFile, err := ca.IssueLoopbackServing("publish", "windows-aware-publish")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	port, err := localproc.FreePort()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	webhook, err := e.c.Run(e.ctx, "admission-"+ns, bins.Admission, append([]string{
-		"--config=" + opts.config, "--profile=" + opts.profile,
-		"--bind-address=127.0.0.1", fmt.Sprintf("--port=%d", port),
-		"--tls-cert-file=" + certFile, "--tls-private-key-file=" + keyFile,
-		"--shutdown-delay=0s", "-v=2",
-		// /metrics is authorized by the API server (--metrics-auth=delegated).
-		"--kubeconfig=" + e.c.Kubeconfig,
-	}, opts.args...), fmt.Sprintf("https://127.0.0.1:%d/healthz", port))
+	webhook, err := localwebhook.Start(e.ctx, e.c, localwebhook.Options{
+		Name:   "admission-" + ns,
+		PKIDir: filepath.Join(e.c.Dir, "publish-pki-"+ns),
+		Args: append([]string{
+			"--config=" + opts.config, "--profile=" + opts.profile,
+			// /metrics is authorized by the API server (--metrics-auth=delegated).
+			"--kubeconfig=" + e.c.Kubeconfig,
+		}, opts.args...),
+	})
 	if err != nil {
 		e.t.Fatalf("starting the webhook: %v", err)
 	}
@@ -164,8 +147,8 @@ func (e *env) startPublishWebhook(ns string, opts webhookOptions) *localproc.Pro
 		}
 		webhook.Stop(10 * time.Second)
 	})
-	e.registerPublishWebhookFor(ns, opts.profile, ca.CertFile, fmt.Sprintf("https://127.0.0.1:%d/mutate", port), opts.alsoNamespaces...)
-	return webhook
+	e.registerPublishWebhookFor(ns, opts.profile, webhook.CAFile, webhook.URL+"/mutate", opts.alsoNamespaces...)
+	return webhook.Process
 }
 
 // registerPublishWebhook registers the shipped MutatingWebhookConfiguration
@@ -184,35 +167,27 @@ func (e *env) registerPublishWebhookFor(ns, profile, caFile, url string, also ..
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	objs, err := manifest.ReadFile(filepath.Join(root, "manifests", "publish", "mutatingwebhookconfiguration.yaml"))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	cfg := objs[0].(*admissionregistrationv1.MutatingWebhookConfiguration)
 	caPEM, err := os.ReadFile(caFile)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	cfg.Name += "-" + ns
 	base, err := neturl.Parse(url)
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	base.Path = ""
+	// Each webhook at its own path of the process.
+	cfg, err := localwebhook.ReadMutating(filepath.Join(root, "manifests", "publish", "mutatingwebhookconfiguration.yaml"), base.String(), caPEM, false)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	cfg.Name += "-" + ns
 	namespaces := append([]string{ns}, also...)
 	for i := range cfg.Webhooks {
 		w := &cfg.Webhooks[i]
-		// Each webhook at its own path of the process, for the test's
-		// namespaces alone, with what else the shipped selector asks
-		// (the opt-in label).
-		at := *base
-		at.Path = *w.ClientConfig.Service.Path
-		hook := at.String()
-		w.ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: &hook, CABundle: caPEM}
-		if w.NamespaceSelector == nil {
-			w.NamespaceSelector = &metav1.LabelSelector{}
-		}
-		w.NamespaceSelector.MatchExpressions = append(w.NamespaceSelector.MatchExpressions,
-			metav1.LabelSelectorRequirement{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpIn, Values: namespaces})
+		// For the test's namespaces alone, with what else the shipped
+		// selector asks (the opt-in label).
+		w.NamespaceSelector = localwebhook.OnlyNamespaces(w.NamespaceSelector, namespaces...)
 		for j := range w.MatchConditions {
 			c := &w.MatchConditions[j]
 			c.Expression = strings.ReplaceAll(c.Expression, "'"+windowsAware+"'", "'"+profile+"'")

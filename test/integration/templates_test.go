@@ -19,14 +19,10 @@ package integration
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	neturl "net/url"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
@@ -37,10 +33,8 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/controlplane"
 	"github.com/windows-aware/windows-aware/internal/fixture"
-	"github.com/windows-aware/windows-aware/internal/localproc"
-	"github.com/windows-aware/windows-aware/internal/manifest"
+	"github.com/windows-aware/windows-aware/internal/localwebhook"
 	"github.com/windows-aware/windows-aware/internal/oracle"
-	"github.com/windows-aware/windows-aware/internal/pki"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 )
 
@@ -290,28 +284,11 @@ func (e *env) checkNoRollout(t *testing.T, ds *appsv1.DaemonSet, generation int6
 // API server calls it for the templates of the first namespace.
 func (e *env) startTemplatesWebhook(variant string, namespaces ...string) {
 	e.t.Helper()
-	bins, err := controlplane.FindBinaries("", "", controlplane.Admission)
-	if err != nil {
-		e.t.Fatalf("the webhook binary: %v", err)
-	}
-	ca, err := pki.NewCA(filepath.Join(e.c.Dir, "templates-pki-"+namespaces[0]), "windows-aware-publish-test-ca")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	certFile, keyFile, err := ca.IssueLoopbackServing("publish", "windows-aware-publish")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	port, err := localproc.FreePort()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	webhook, err := e.c.Run(e.ctx, "admission-"+namespaces[0], bins.Admission, []string{
-		"--config=" + e.c.SchedulerConfigFile, "--profile=" + windowsAware,
-		"--bind-address=127.0.0.1", fmt.Sprintf("--port=%d", port),
-		"--tls-cert-file=" + certFile, "--tls-private-key-file=" + keyFile,
-		"--shutdown-delay=0s", "-v=2", "--metrics-auth=none",
-	}, fmt.Sprintf("https://127.0.0.1:%d/healthz", port))
+	webhook, err := localwebhook.Start(e.ctx, e.c, localwebhook.Options{
+		Name:   "admission-" + namespaces[0],
+		PKIDir: filepath.Join(e.c.Dir, "templates-pki-"+namespaces[0]),
+		Args:   []string{"--config=" + e.c.SchedulerConfigFile, "--profile=" + windowsAware, "--metrics-auth=none"},
+	})
 	if err != nil {
 		e.t.Fatalf("starting the webhook: %v", err)
 	}
@@ -326,26 +303,13 @@ func (e *env) startTemplatesWebhook(variant string, namespaces ...string) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	objs, err := manifest.ReadFile(filepath.Join(root, "manifests", "publish", variant, "mutatingwebhookconfiguration.yaml"))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	cfg := objs[0].(*admissionregistrationv1.MutatingWebhookConfiguration)
-	caPEM, err := os.ReadFile(ca.CertFile)
+	cfg, err := localwebhook.ReadMutating(filepath.Join(root, "manifests", "publish", variant, "mutatingwebhookconfiguration.yaml"), webhook.URL, webhook.CABundle, false)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	cfg.Name += "-" + namespaces[0]
 	for i := range cfg.Webhooks {
-		w := &cfg.Webhooks[i]
-		at := neturl.URL{Scheme: "https", Host: fmt.Sprintf("127.0.0.1:%d", port), Path: *w.ClientConfig.Service.Path}
-		hook := at.String()
-		w.ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: &hook, CABundle: caPEM}
-		if w.NamespaceSelector == nil {
-			w.NamespaceSelector = &metav1.LabelSelector{}
-		}
-		w.NamespaceSelector.MatchExpressions = append(w.NamespaceSelector.MatchExpressions,
-			metav1.LabelSelectorRequirement{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpIn, Values: namespaces})
+		cfg.Webhooks[i].NamespaceSelector = localwebhook.OnlyNamespaces(cfg.Webhooks[i].NamespaceSelector, namespaces...)
 	}
 	client := e.client.AdmissionregistrationV1().MutatingWebhookConfigurations()
 	if _, err := client.Create(e.ctx, cfg, metav1.CreateOptions{}); err != nil {

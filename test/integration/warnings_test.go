@@ -18,7 +18,6 @@ package integration
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -32,9 +31,8 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/controlplane"
 	"github.com/windows-aware/windows-aware/internal/fixture"
-	"github.com/windows-aware/windows-aware/internal/localproc"
+	"github.com/windows-aware/windows-aware/internal/localwebhook"
 	"github.com/windows-aware/windows-aware/internal/oracle"
-	"github.com/windows-aware/windows-aware/internal/pki"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 )
 
@@ -63,25 +61,14 @@ func TestApplyWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatalf("binaries: %v", err)
 	}
-	ca, err := pki.NewCA(filepath.Join(e.c.Dir, "warnings-pki-"+ns), "windows-aware-warnings-test-ca")
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile, err := ca.IssueLoopbackServing("warnings", "windows-aware-warnings")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port, err := localproc.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	webhook, err := e.c.Run(e.ctx, "admission-warnings-"+ns, bins.Admission, []string{
-		"--config=" + e.c.SchedulerConfigFile, "--profile=" + windowsAware,
-		"--bind-address=127.0.0.1", fmt.Sprintf("--port=%d", port),
-		"--tls-cert-file=" + certFile, "--tls-private-key-file=" + keyFile,
-		"--shutdown-delay=0s", "-v=2", "--metrics-auth=none",
-		"--kubeconfig=" + e.c.Kubeconfig, "--warnings",
-	}, fmt.Sprintf("https://127.0.0.1:%d/healthz", port))
+	webhook, err := localwebhook.Start(e.ctx, e.c, localwebhook.Options{
+		Name:   "admission-warnings-" + ns,
+		PKIDir: filepath.Join(e.c.Dir, "warnings-pki-"+ns),
+		Args: []string{
+			"--config=" + e.c.SchedulerConfigFile, "--profile=" + windowsAware, "--metrics-auth=none",
+			"--kubeconfig=" + e.c.Kubeconfig, "--warnings",
+		},
+	})
 	if err != nil {
 		t.Fatalf("starting the webhook: %v", err)
 	}
@@ -91,7 +78,7 @@ func TestApplyWarnings(t *testing.T) {
 		}
 		webhook.Stop(10 * time.Second)
 	})
-	e.registerWarningsWebhook(ns, ca.CertFile, fmt.Sprintf("https://127.0.0.1:%d", port))
+	e.registerWarningsWebhook(ns, webhook)
 
 	kubectlApply := func(manifest string) (string, error) {
 		cmd := exec.CommandContext(e.ctx, bins.Kubectl, "--kubeconfig", e.c.Kubeconfig, "apply", "-n", ns, "-f", "-")
@@ -176,10 +163,10 @@ spec:
 	// one review, /mutate/warnings's: the validating webhook leaves it to
 	// it. (Had both answered, the API server would send the warning
 	// once all the same: the webhook's count of warned reviews tells.)
-	e.registerPublishWithWarnings(ns, ca.CertFile, fmt.Sprintf("https://127.0.0.1:%d", port))
+	e.registerPublishWithWarnings(ns, webhook)
 	metrics := newScraper(t, e.c)
 	warned := func() float64 {
-		return counter(metrics.scrape(webhook), "windows_aware_admission_warnings_total", map[string]string{"outcome": "warned"})
+		return counter(metrics.scrape(webhook.Process), "windows_aware_admission_warnings_total", map[string]string{"outcome": "warned"})
 	}
 	profilePod := func(name string) string {
 		return `apiVersion: v1
@@ -254,42 +241,13 @@ spec:
 }
 
 // registerWarningsWebhook registers the chart's warnings webhooks for
-// namespace ns alone, calling base's /warnings and /warnings/enforce with
-// caFile's CA. It is deleted when the test ends.
-func (e *env) registerWarningsWebhook(ns, caFile, base string) {
+// namespace ns alone, calling webhook's /warnings and /warnings/enforce.
+// It is deleted when the test ends.
+func (e *env) registerWarningsWebhook(ns string, webhook *localwebhook.Webhook) {
 	e.t.Helper()
-	caPEM, err := os.ReadFile(caFile)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "warnings-" + ns}}
-	for _, enforce := range []bool{false, true} {
-		name, path, op := "warnings.windows-aware.x-k8s.io", "/warnings", metav1.LabelSelectorOpNotIn
-		if enforce {
-			name, path, op = "enforce.warnings.windows-aware.x-k8s.io", "/warnings/enforce", metav1.LabelSelectorOpIn
-		}
-		url := base + path
-		cfg.Webhooks = append(cfg.Webhooks, admissionregistrationv1.ValidatingWebhook{
-			Name:                    name,
-			AdmissionReviewVersions: []string{"v1"},
-			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: caPEM},
-			Rules: []admissionregistrationv1.RuleWithOperations{
-				{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
-					Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}}},
-				{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-					Rule: admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments", "statefulsets", "daemonsets", "replicasets"}}},
-				{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-					Rule: admissionregistrationv1.Rule{APIGroups: []string{"batch"}, APIVersions: []string{"v1"}, Resources: []string{"jobs", "cronjobs"}}},
-			},
-			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-				{Key: publish.LabelEnforce, Operator: op, Values: []string{"true"}},
-				{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpIn, Values: []string{ns}},
-			}},
-			MatchConditions: warningsMatchConditions(enforce),
-			FailurePolicy:   ptr.To(admissionregistrationv1.Ignore),
-			SideEffects:     ptr.To(admissionregistrationv1.SideEffectClassNone),
-			TimeoutSeconds:  ptr.To[int32](5),
-		})
+	cfg := localwebhook.Warnings("warnings-"+ns, windowsAware, webhook.URL, webhook.CABundle, 5)
+	for i := range cfg.Webhooks {
+		cfg.Webhooks[i].NamespaceSelector = localwebhook.OnlyNamespaces(cfg.Webhooks[i].NamespaceSelector, ns)
 	}
 	client := e.client.AdmissionregistrationV1().ValidatingWebhookConfigurations()
 	if _, err := client.Create(e.ctx, cfg, metav1.CreateOptions{}); err != nil {
@@ -298,59 +256,27 @@ func (e *env) registerWarningsWebhook(ns, caFile, base string) {
 	e.t.Cleanup(func() { _ = client.Delete(e.ctx, cfg.Name, metav1.DeleteOptions{}) })
 }
 
-// warningsMatchConditions are the chart's conditions of the warnings'
-// validating webhook (charts/windows-aware-scheduler/templates/
-// warnings-webhook.yaml): not a controller's pod, not a bound one, and,
-// outside namespaces that enforce, not a pod of the profile, whose
-// warnings the publish webhook's /mutate/warnings answers.
-func warningsMatchConditions(enforce bool) []admissionregistrationv1.MatchCondition {
-	conds := []admissionregistrationv1.MatchCondition{
-		{Name: "not-controlled", Expression: "request.resource.resource != 'pods' || !has(object.metadata.ownerReferences) || !object.metadata.ownerReferences.exists(r, has(r.controller) && r.controller)"},
-		{Name: "not-bound", Expression: "request.resource.resource != 'pods' || !has(object.spec.nodeName) || object.spec.nodeName == ''"},
-	}
-	if !enforce {
-		conds = append(conds, admissionregistrationv1.MatchCondition{Name: "not-warned-by-publish",
-			Expression: "request.resource.resource != 'pods' || object.spec.schedulerName != '" + windowsAware + "' || (has(object.metadata.labels) && 'windows-aware.x-k8s.io/publish' in object.metadata.labels && object.metadata.labels['windows-aware.x-k8s.io/publish'] == 'false')"})
-	}
-	return conds
-}
-
 // registerPublishWithWarnings registers the chart's publish webhook as it
 // is with warnings on, for namespace ns alone: the profile's pods go to
-// base's /mutate/warnings, or to /mutate where the namespace enforces.
-func (e *env) registerPublishWithWarnings(ns, caFile, base string) {
+// webhook's /mutate/warnings, or to /mutate where the namespace enforces.
+func (e *env) registerPublishWithWarnings(ns string, webhook *localwebhook.Webhook) {
 	e.t.Helper()
-	caPEM, err := os.ReadFile(caFile)
+	root, err := controlplane.RepoRoot()
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	shipped, err := localwebhook.ReadMutating(filepath.Join(root, "manifests", "publish", "mutatingwebhookconfiguration.yaml"), webhook.URL, webhook.CABundle, true)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	// The publish entries alone: the opt-in is not this test's.
 	cfg := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "publish-warnings-" + ns}}
-	for _, enforce := range []bool{false, true} {
-		name, path, op := "publish.windows-aware.x-k8s.io", "/mutate/warnings", metav1.LabelSelectorOpNotIn
-		if enforce {
-			name, path, op = "enforced.publish.windows-aware.x-k8s.io", "/mutate", metav1.LabelSelectorOpIn
+	for _, w := range shipped.Webhooks {
+		if w.Name == localwebhook.PublishWebhook || w.Name == localwebhook.EnforcedPublishWebhook {
+			w.NamespaceSelector = localwebhook.OnlyNamespaces(w.NamespaceSelector, ns)
+			w.TimeoutSeconds = ptr.To[int32](5)
+			cfg.Webhooks = append(cfg.Webhooks, w)
 		}
-		url := base + path
-		cfg.Webhooks = append(cfg.Webhooks, admissionregistrationv1.MutatingWebhook{
-			Name:                    name,
-			AdmissionReviewVersions: []string{"v1"},
-			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: caPEM},
-			Rules: []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
-				Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}}}},
-			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-				{Key: publish.LabelEnforce, Operator: op, Values: []string{"true"}},
-				{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpIn, Values: []string{ns}},
-			}},
-			MatchConditions: []admissionregistrationv1.MatchCondition{
-				{Name: "windows-aware-profile", Expression: "object.spec.schedulerName == '" + windowsAware + "'"},
-				{Name: "not-opted-out", Expression: "!has(object.metadata.labels) || !('windows-aware.x-k8s.io/publish' in object.metadata.labels) || object.metadata.labels['windows-aware.x-k8s.io/publish'] != 'false'"},
-				{Name: "not-bound", Expression: "!has(object.spec.nodeName) || object.spec.nodeName == ''"},
-			},
-			FailurePolicy:      ptr.To(admissionregistrationv1.Ignore),
-			SideEffects:        ptr.To(admissionregistrationv1.SideEffectClassNone),
-			TimeoutSeconds:     ptr.To[int32](5),
-			ReinvocationPolicy: ptr.To(admissionregistrationv1.NeverReinvocationPolicy),
-		})
 	}
 	client := e.client.AdmissionregistrationV1().MutatingWebhookConfigurations()
 	if _, err := client.Create(e.ctx, cfg, metav1.CreateOptions{}); err != nil {
