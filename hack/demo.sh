@@ -36,13 +36,13 @@ build_demo() {
 }
 
 # build_all builds what the demo runs of this repository in one go build,
-# which links them side by side: the scheduler and the kubectl plugin as
-# make build does (bin/admission is not needed), and the demo program.
+# which links them side by side: the scheduler, the admission webhook and
+# the kubectl plugin as make build does, and the demo program.
 build_all() {
-  echo "[demo] building $BIN_DIR/scheduler, $BIN_DIR/kubectl-windows_aware and $BIN_DIR/demo"
+  echo "[demo] building $BIN_DIR/scheduler, $BIN_DIR/admission, $BIN_DIR/kubectl-windows_aware and $BIN_DIR/demo"
   mkdir -p "$BIN_DIR"
   GOGC=${BUILD_GOGC:-400} "$GO" build -ldflags "$(hack/ldflags.sh)" -o "$BIN_DIR/" \
-    ./cmd/scheduler ./cmd/kubectl-windows_aware ./hack/demo
+    ./cmd/scheduler ./cmd/admission ./cmd/kubectl-windows_aware ./hack/demo
 }
 
 case ${1:-up} in

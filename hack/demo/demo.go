@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,6 +35,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/internal/registryserver"
+	"github.com/windows-aware/windows-aware/pkg/explain"
 )
 
 // pool is a set of identical simulated nodes.
@@ -86,6 +88,14 @@ type demo struct {
 	nodes    cache.SharedIndexInformer
 	factory  informers.SharedInformerFactory
 	timeline []string
+
+	// admission is the webhook, once started; optIn what applying the
+	// third party's charts through it printed (kubectl's own output),
+	// and what was read back from the API server, for reportThirdParty.
+	admission *admission
+	optIn     *strings.Builder
+	// judgeDaemonSet is judge's, once made.
+	judgeDaemonSet func(*appsv1.DaemonSet) (*explain.DaemonSetReport, error)
 }
 
 func (d *demo) mark(step string, since time.Time) {
@@ -127,7 +137,38 @@ func (d *demo) run(ctx context.Context) error {
 		return err
 	}
 	d.mark("pods placed (bound, or pending)", t)
+
+	// Only now, with every pod above created under the scheduler its
+	// workload names: the cluster-wide opt-in would give the profile the
+	// pods of the stock scheduler's namespaces created after it.
+	t = time.Now()
+	if err := controlplane.CreateNamespace(ctx, d.c.Client, optInNS); err != nil {
+		return err
+	}
+	if err := d.startAdmission(ctx, optInNS); err != nil {
+		return err
+	}
+	d.mark("admission webhook up, called", t)
+	t = time.Now()
+	more, err := d.applyThroughWebhook(ctx)
+	if err != nil {
+		return err
+	}
+	d.mark("third party applied with kubectl", t)
+	t = time.Now()
+	moreRes, err := d.waitPods(ctx, more)
+	if err != nil {
+		return err
+	}
+	d.mark("their pods placed", t)
 	d.mark("total", start)
+	ws = append(ws, more...)
+	for id, pods := range moreRes.pods {
+		res.pods[id] = pods
+	}
+	for pod, msg := range moreRes.failed {
+		res.failed[pod] = msg
+	}
 	d.report(ws, res)
 	return d.reportThirdParty(ctx)
 }

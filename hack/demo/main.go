@@ -25,7 +25,12 @@ limitations under the License.
 // os=windows:NoSchedule), applies the Windows guide's workloads under the
 // stock default-scheduler, the same workloads under windows-aware, and
 // under default-scheduler without their selectors, plus ordinary Linux
-// workloads, waits for them, and prints where each landed. Everything runs
+// workloads and a third party's charts as they come, and waits for them.
+// It then starts the admission webhook (bin/admission) on 127.0.0.1,
+// registers it as the chart does with the cluster-wide opt-in, template
+// mode and warnings on, applies the third party's charts again, and a
+// workload no pool runs, with kubectl, and prints where each workload
+// landed, what the webhook wrote and what kubectl printed. Everything runs
 // in the background, with its pid recorded in .demo/pids; the kubeconfig
 // is .demo/kubeconfig.
 //

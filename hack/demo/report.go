@@ -48,6 +48,13 @@ func (d *demo) report(ws []workload, st *podState) {
 	fmt.Fprintln(tw, "  WORKLOAD\tSCHEDULER\tPODS\tLANDED ON (OS build ×pods)\tCHECK")
 	var pending []string
 	for _, w := range ws {
+		// The pods' scheduler, not the template's: the cluster-wide
+		// opt-in gives the pods of a template that names none the
+		// profile's.
+		scheduler := w.scheduler
+		if pods := st.pods[w.id()]; len(pods) > 0 && pods[0].Spec.SchedulerName != "" {
+			scheduler = pods[0].Spec.SchedulerName
+		}
 		landed, verdicts := map[string]int{}, map[string]int{}
 		bound, unbound, reason := 0, 0, ""
 		for i := range st.pods[w.id()] {
@@ -78,11 +85,11 @@ func (d *demo) report(ws []workload, st *podState) {
 		case check != "":
 		case unbound > 0:
 			check = "pending (reason below)"
-			pending = append(pending, fmt.Sprintf("  %s (%s): %s", w.id(), w.scheduler, orDash(reason)))
+			pending = append(pending, fmt.Sprintf("  %s (%s): %s", w.id(), scheduler, orDash(reason)))
 		default:
 			check = "ok"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%d/%d\t%s\t%s\n", w.id(), w.scheduler, bound, w.replicas, orDash(where), check)
+		fmt.Fprintf(tw, "  %s\t%s\t%d/%d\t%s\t%s\n", w.id(), scheduler, bound, w.replicas, orDash(where), check)
 	}
 	tw.Flush()
 	if len(pending) > 0 {

@@ -20,153 +20,291 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"sort"
 	"strings"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/windows-aware/windows-aware/pkg/explain"
-	"github.com/windows-aware/windows-aware/pkg/inventory"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 )
 
 // thirdPartyNS holds what a third party's charts install as they come
-// (hack/demo/workloads/third-party.yaml). Its DaemonSets are created but
-// run no pods: the demo runs no DaemonSet controller, and 5,000 nodes
-// would mean thousands of daemons. They are counted instead, placed as the
-// controller places them, by the judge kubectl windows-aware status uses.
-const thirdPartyNS = "third-party"
+// (hack/demo/workloads/third-party.yaml), under the stock scheduler,
+// before the webhook is registered. optInNS holds the same charts applied
+// with kubectl once it is, with the cluster-wide opt-in and template mode
+// on. Their DaemonSets are created but run no pods: the demo runs no
+// DaemonSet controller, and 5,000 nodes would mean thousands of daemons.
+// They are counted instead, placed as the controller places them, by the
+// judge kubectl windows-aware status uses.
+const (
+	thirdPartyNS = "third-party"
+	optInNS      = "third-party-opt-in"
+)
 
-// legacyImage is an image of a build no pool of the demo runs, for the
-// warning at apply time.
+// profileName is the windows-aware profile of the shipped configuration.
+const profileName = "windows-aware"
+
+// legacyImage is the image of hack/demo/workloads/legacy-agent.yaml, of a
+// build no pool of the demo runs.
 const legacyImage = "mcr.microsoft.com/windows/servercore:ltsc2016"
 
-// reportThirdParty prints where the third party's DaemonSets go as they
-// come, what template mode writes into them and the Deployment with the
-// cluster-wide opt-in on, where they go then, and the warning a workload
-// no pool runs gets at apply time. The demo runs no admission webhook:
-// what the templates and warnings webhooks would answer is computed by
-// the same pkg/publish functions they call, and labelled so.
-func (d *demo) reportThirdParty(ctx context.Context) error {
-	profile, err := explain.LoadProfile(d.schedulerConfig, "")
+// applyThroughWebhook applies, once the webhook is registered, the third
+// party's charts and then a workload no pool runs into optInNS with
+// bin/tools/kubectl, reads back what the webhook wrote, and applies the
+// fix the judge gives for a DaemonSet template mode leaves wrong. It
+// returns the Deployments, whose pods are to be waited for.
+func (d *demo) applyThroughWebhook(ctx context.Context) ([]workload, error) {
+	d.optIn = &strings.Builder{}
+	out := d.optIn
+	fmt.Fprintf(out, "\nThe same charts, applied in namespace %s (kubectl's output as it printed it):\n", optInNS)
+	logf("applying %s with kubectl: the same charts, through the webhook", optInNS)
+	if err := d.kubectlShown(ctx, out, "apply", "-n", optInNS, "-f", "hack/demo/workloads/third-party.yaml"); err != nil {
+		return nil, err
+	}
+	judge, err := d.judge(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "\nRead back from the API server:\n")
+	deploys, err := d.c.Client.AppsV1().Deployments(optInNS).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for i := range deploys.Items {
+		printTemplate(out, "deployment", &deploys.Items[i].ObjectMeta, &deploys.Items[i].Spec.Template.Spec)
+	}
+	dss, err := d.c.Client.AppsV1().DaemonSets(optInNS).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var wrong []*explain.DaemonSetReport
+	for i := range dss.Items {
+		ds := &dss.Items[i]
+		printTemplate(out, "daemonset", &ds.ObjectMeta, &ds.Spec.Template.Spec)
+		r, err := judge(ds)
+		if err != nil {
+			return nil, err
+		}
+		printDaemonSet(out, r)
+		if r.Finding() && r.Patch != "" {
+			wrong = append(wrong, r)
+		}
+	}
+	// Template mode never writes tolerations (who may run where is the
+	// workload's to say): the judge's patch does, applied as its fix
+	// says.
+	for _, r := range wrong {
+		fmt.Fprintf(out, "\nThe fix of %s/%s, applied:\n", r.Namespace, r.Name)
+		if err := d.kubectlShown(ctx, out, "-n", r.Namespace, "patch", "daemonset", r.Name, "--type", "merge", "-p", r.Patch); err != nil {
+			return nil, err
+		}
+		ds, err := d.c.Client.AppsV1().DaemonSets(r.Namespace).Get(ctx, r.Name, metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		if r, err = judge(ds); err != nil {
+			return nil, err
+		}
+		printDaemonSet(out, r)
+	}
+
+	logf("applying %s with kubectl: a workload no pool runs", optInNS)
+	fmt.Fprintf(out, "\nA workload no pool runs (%s), applied:\n", legacyImage)
+	if err := d.kubectlShown(ctx, out, "apply", "-n", optInNS, "-f", "hack/demo/workloads/legacy-agent.yaml"); err != nil {
+		return nil, err
+	}
+	legacy, err := d.c.Client.AppsV1().Deployments(optInNS).Get(ctx, "legacy-agent", metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "\nRead back from the API server:\n")
+	printTemplate(out, "deployment", &legacy.ObjectMeta, &legacy.Spec.Template.Spec)
+	if deploys, err = d.c.Client.AppsV1().Deployments(optInNS).List(ctx, metav1.ListOptions{}); err != nil {
+		return nil, err
+	}
+	var ws []workload
+	for i := range deploys.Items {
+		w, err := workloadOf(&deploys.Items[i])
+		if err != nil {
+			return nil, err
+		}
+		ws = append(ws, *w)
+	}
+	return ws, nil
+}
+
+// kubectlShown runs kubectl and writes the command, as a reader types it
+// from the repository's root, and what kubectl printed, verbatim.
+func (d *demo) kubectlShown(ctx context.Context, out *strings.Builder, args ...string) error {
+	printed, err := d.kubectl(ctx, args...)
 	if err != nil {
 		return err
+	}
+	shown := make([]string, len(args))
+	for i, a := range args {
+		shown[i] = a
+		if strings.ContainsAny(a, ` "{}'`) {
+			shown[i] = "'" + a + "'"
+		}
+	}
+	fmt.Fprintf(out, "$ kubectl %s\n%s", strings.Join(shown, " "), printed)
+	return nil
+}
+
+// printTemplate writes the OS selector of a workload's pod template and
+// the record of what the templates webhook wrote into it.
+func printTemplate(out *strings.Builder, kind string, meta *metav1.ObjectMeta, spec *v1.PodSpec) {
+	selector, _ := json.Marshal(spec.NodeSelector)
+	record := meta.Annotations[publish.AnnotationTemplate]
+	switch {
+	case record != "":
+	case spec.NodeSelector[v1.LabelOSStable] != "":
+		record = "none: its template selects its OS itself, which the webhook leaves as written"
+	default:
+		record = "none"
+	}
+	fmt.Fprintf(out, "  %s/%s: nodeSelector %s, %s %s\n", kind, meta.Name, selector, publish.AnnotationTemplate, record)
+}
+
+// judge returns the judge of DaemonSets kubectl windows-aware status
+// uses, over the demo's nodes, with the args the scheduler runs with.
+func (d *demo) judge(ctx context.Context) (func(*appsv1.DaemonSet) (*explain.DaemonSetReport, error), error) {
+	if d.judgeDaemonSet != nil {
+		return d.judgeDaemonSet, nil
+	}
+	profile, err := explain.LoadProfile(d.schedulerConfig, "")
+	if err != nil {
+		return nil, err
 	}
 	e, err := explain.NewExplainer(ctx, profile)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	inv := inventory.New()
 	for _, obj := range d.nodes.GetStore().List() {
-		n := obj.(*v1.Node)
-		e.Nodes = append(e.Nodes, n)
-		inv.SetNode(n)
+		e.Nodes = append(e.Nodes, obj.(*v1.Node))
+	}
+	d.judgeDaemonSet = func(ds *appsv1.DaemonSet) (*explain.DaemonSetReport, error) {
+		templates, _, _ := explain.Inputs([]explain.Object{{Source: explain.LiveSource, Object: ds, Live: true}})
+		return e.JudgeDaemonSet(ctx, templates[0])
+	}
+	return d.judgeDaemonSet, nil
+}
+
+// reportThirdParty prints where the third party's DaemonSets go as they
+// come, then what applying the same charts through the webhook printed
+// and wrote, the pods the opt-in gave the profile, and the warnings
+// kubectl printed for a workload no pool runs.
+func (d *demo) reportThirdParty(ctx context.Context) error {
+	judge, err := d.judge(ctx)
+	if err != nil {
+		return err
 	}
 	dss, err := d.c.Client.AppsV1().DaemonSets(thirdPartyNS).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return err
 	}
-	deploys, err := d.c.Client.AppsV1().Deployments(thirdPartyNS).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return err
-	}
-	judge := func(ds *appsv1.DaemonSet) (*explain.DaemonSetReport, error) {
-		templates, _, _ := explain.Inputs([]explain.Object{{Source: explain.LiveSource, Object: ds, Live: true}})
-		return e.JudgeDaemonSet(ctx, templates[0])
-	}
-
-	fmt.Printf("\nThird-party DaemonSets as they come (placed as the DaemonSet controller places them; counted, not run):\n")
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nThird-party DaemonSets as they come (placed as the DaemonSet controller places them; counted, not run):\n")
 	for i := range dss.Items {
 		r, err := judge(&dss.Items[i])
 		if err != nil {
 			return err
 		}
-		printDaemonSet(r)
+		printDaemonSet(&b, r)
 	}
-	fmt.Printf("  (kubectl windows-aware status -n %s lists them, with the fixes above)\n", thirdPartyNS)
+	fmt.Fprintf(&b, "  (kubectl windows-aware status -n %s lists them, with the fixes above)\n", thirdPartyNS)
+	fmt.Print(b.String())
+	if d.optIn == nil {
+		return nil
+	}
 
-	pub, err := publish.New(profile.Name, profile.Args)
+	a := d.admission
+	policies := map[string]bool{}
+	var hooks []string
+	for _, w := range a.mutating.Webhooks {
+		hooks = append(hooks, strings.TrimSuffix(w.Name, ".windows-aware.x-k8s.io")+" "+pathOf(*w.ClientConfig.URL))
+		policies[string(*w.FailurePolicy)] = true
+	}
+	mutating := fmt.Sprintf("  MutatingWebhookConfiguration %s: %s\n", a.mutating.Name, strings.Join(hooks, ", "))
+	hooks = nil
+	for _, w := range a.validating.Webhooks {
+		hooks = append(hooks, strings.TrimSuffix(w.Name, ".windows-aware.x-k8s.io")+" "+pathOf(*w.ClientConfig.URL))
+		policies[string(*w.FailurePolicy)] = true
+	}
+	validating := fmt.Sprintf("  ValidatingWebhookConfiguration %s: %s\n", a.validating.Name, strings.Join(hooks, ", "))
+	fmt.Printf("\nThen the cluster-wide opt-in and template mode, on: bin/admission serves %s (TLS, a CA of the demo's), registered\n"+
+		"as the chart registers it with publish.clusterWideOptIn, publish.templates.enabled and warnings.enabled, by URL (failurePolicy %s):\n%s%s",
+		a.hook.URL, strings.Join(sortedKeys(policies), ", "), mutating, validating)
+	fmt.Print(d.optIn.String())
+	return d.printOptedInPods(ctx)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// printOptedInPods prints the scheduler and publish record of the pods
+// of optInNS's Deployments, read back from the API server.
+func (d *demo) printOptedInPods(ctx context.Context) error {
+	deploys, err := d.c.Client.AppsV1().Deployments(optInNS).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return err
 	}
-	fmt.Printf("\nWith the cluster-wide opt-in and template mode on: what the /templates webhook writes\n" +
-		"(pkg/publish PublishTemplate, called directly: the demo runs no admission webhook):\n")
-	for i := range deploys.Items {
-		w := deploys.Items[i].DeepCopy()
-		rec, outcome, warning := pub.PublishTemplate(w, nil)
-		fmt.Printf("  deployment/%s: %s %s%s\n", w.Name, outcome, orDash(rec.String()), prefixed("; warning: ", warning))
+	pods, err := d.c.Client.CoreV1().Pods(optInNS).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
 	}
-	for i := range dss.Items {
-		w := dss.Items[i].DeepCopy()
-		rec, outcome, warning := pub.PublishTemplate(w, nil)
-		wrote := rec.String()
-		if outcome == publish.OutcomeSkipped {
-			wrote = "(its template selects its OS itself; template mode never writes tolerations)"
-		}
-		fmt.Printf("  daemonset/%s: %s %s%s\n", w.Name, outcome, wrote, prefixed("; warning: ", warning))
-		r, err := judge(w)
+	fmt.Printf("\nThe pods of %s, read back (their Deployments name no scheduler):\n", optInNS)
+	for _, dep := range deploys.Items {
+		sel, err := metav1.LabelSelectorAsSelector(dep.Spec.Selector)
 		if err != nil {
 			return err
 		}
-		if r.Finding() && r.Patch != "" {
-			// Template mode never writes tolerations (who may run
-			// where is the workload's to say): the report's patch does.
-			if w, err = mergePatch(w, r.Patch); err != nil {
-				return err
-			}
-			fmt.Printf("    still wrong: %s\n    applying the report's fix: %s\n", r.Why, r.Fix)
-			if r, err = judge(w); err != nil {
-				return err
+		seen := map[string]int{}
+		for _, p := range pods.Items {
+			if sel.Matches(labels.Set(p.Labels)) {
+				seen[fmt.Sprintf("schedulerName %s, %s %s", p.Spec.SchedulerName, publish.AnnotationPublished, orDash(p.Annotations[publish.AnnotationPublished]))]++
 			}
 		}
-		printDaemonSet(r)
-	}
-
-	warner, err := publish.NewWarner(profile.Name, profile.Args, inv, nil)
-	if err != nil {
-		return err
-	}
-	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: thirdPartyNS}, Spec: v1.PodSpec{Containers: []v1.Container{{Name: "agent", Image: legacyImage}}}}
-	fmt.Printf("\nApplying a workload no pool runs (Deployment legacy-agent, %s): what the warnings webhook answers\n"+
-		"(pkg/publish Warner.Warnings, called directly: the demo runs no admission webhook):\n", legacyImage)
-	for _, line := range warner.Warnings("Deployment "+thirdPartyNS+"/legacy-agent", pod) {
-		fmt.Printf("  Warning: %s\n", line)
+		keys := make([]string, 0, len(seen))
+		for k := range seen {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Printf("  deployment/%s: %d pod(s): %s\n", dep.Name, seen[k], k)
+		}
 	}
 	return nil
 }
 
-// printDaemonSet prints one DaemonSet's placement, and its fix.
-func printDaemonSet(r *explain.DaemonSetReport) {
+// pathOf is the path of a webhook's URL.
+func pathOf(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	return u.Path
+}
+
+// printDaemonSet writes one DaemonSet's placement, and its fix.
+func printDaemonSet(out *strings.Builder, r *explain.DaemonSetReport) {
 	verdict := "ok"
 	if r.Finding() {
 		verdict = r.Why
 	}
-	fmt.Printf("  %s/%s (%s): a pod on %d node(s), %d wrong: %s\n", r.Namespace, r.Name, orDash(r.OS), r.Nodes, r.Wrong, verdict)
+	fmt.Fprintf(out, "  %s/%s (%s): a pod on %d node(s), %d wrong: %s\n", r.Namespace, r.Name, orDash(r.OS), r.Nodes, r.Wrong, verdict)
 	if r.Finding() && r.Fix != "" {
-		fmt.Printf("    fix: %s\n", r.Fix)
+		fmt.Fprintf(out, "    fix: %s\n", r.Fix)
 	}
-}
-
-// mergePatch applies a JSON merge patch to a DaemonSet, as the API server
-// does for kubectl patch --type merge.
-func mergePatch(ds *appsv1.DaemonSet, patch string) (*appsv1.DaemonSet, error) {
-	orig, err := json.Marshal(ds)
-	if err != nil {
-		return nil, err
-	}
-	patched, err := jsonpatch.MergePatch(orig, []byte(patch))
-	if err != nil {
-		return nil, err
-	}
-	out := &appsv1.DaemonSet{}
-	return out, json.Unmarshal(patched, out)
-}
-
-func prefixed(prefix, s string) string {
-	if s == "" {
-		return ""
-	}
-	return prefix + strings.TrimSpace(s)
 }

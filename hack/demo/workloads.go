@@ -52,6 +52,10 @@ type workloadSet struct {
 	daemonSets bool
 	// objects are applied after files.
 	objects []runtime.Object
+	// throughWebhook sets are applied later, with kubectl, once the
+	// admission webhook is registered (thirdparty.go): applyWorkloads
+	// skips them.
+	throughWebhook bool
 }
 
 func (d *demo) sets() []workloadSet {
@@ -74,6 +78,11 @@ func (d *demo) sets() []workloadSet {
 			workloadSet{ns: "registry-stock", about: "the Windows-only ones with the guide's OS selector and toleration, default-scheduler",
 				objects: registryDeployments(d.registry, true)})
 	}
+	// Last, so that every pod of the sets above exists before the
+	// cluster-wide opt-in is on: they keep the scheduler they were
+	// created with.
+	sets = append(sets, workloadSet{ns: optInNS, about: "the same charts with the cluster-wide opt-in and template mode on (bin/admission), below",
+		throughWebhook: true})
 	return sets
 }
 
@@ -90,6 +99,9 @@ func (w workload) id() string { return w.ns + "/" + w.name }
 func (d *demo) applyWorkloads(ctx context.Context) ([]workload, error) {
 	var ws []workload
 	for _, set := range d.sets() {
+		if set.throughWebhook {
+			continue
+		}
 		logf("applying %s: %s", set.ns, set.about)
 		if err := controlplane.CreateNamespace(ctx, d.c.Client, set.ns); err != nil {
 			return nil, err
@@ -146,19 +158,13 @@ func (d *demo) apply(ctx context.Context, set workloadSet, obj runtime.Object) (
 			spec.NodeSelector = map[string]string{v1.LabelOSStable: oracle.Windows}
 			spec.Tolerations = append(spec.Tolerations, fixture.WindowsToleration)
 		}
-		if _, err := client.AppsV1().Deployments(set.ns).Create(ctx, o, metav1.CreateOptions{}); err != nil {
-			return nil, err
-		}
-		sel, err := metav1.LabelSelectorAsSelector(o.Spec.Selector)
+		created, err := client.AppsV1().Deployments(set.ns).Create(ctx, o, metav1.CreateOptions{})
 		if err != nil {
 			return nil, err
 		}
-		w := &workload{ns: set.ns, name: o.Name, scheduler: spec.SchedulerName, replicas: 1, selector: sel}
-		if w.scheduler == "" {
-			w.scheduler = v1.DefaultSchedulerName
-		}
-		if o.Spec.Replicas != nil {
-			w.replicas = int(*o.Spec.Replicas)
+		w, err := workloadOf(created)
+		if err != nil {
+			return nil, err
 		}
 		var images []string
 		for _, c := range spec.Containers {
@@ -179,4 +185,22 @@ func (d *demo) apply(ctx context.Context, set workloadSet, obj runtime.Object) (
 		return nil, err
 	}
 	return nil, fmt.Errorf("unexpected object %T", obj)
+}
+
+// workloadOf is the workload of a Deployment: its scheduler is the one
+// its template names, which the cluster-wide opt-in may change in its
+// pods (report shows the pods').
+func workloadOf(o *appsv1.Deployment) (*workload, error) {
+	sel, err := metav1.LabelSelectorAsSelector(o.Spec.Selector)
+	if err != nil {
+		return nil, err
+	}
+	w := &workload{ns: o.Namespace, name: o.Name, scheduler: o.Spec.Template.Spec.SchedulerName, replicas: 1, selector: sel}
+	if w.scheduler == "" {
+		w.scheduler = v1.DefaultSchedulerName
+	}
+	if o.Spec.Replicas != nil {
+		w.replicas = int(*o.Spec.Replicas)
+	}
+	return w, nil
 }
