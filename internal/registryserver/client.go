@@ -20,14 +20,13 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"os"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
-	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
-	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/windows-aware/windows-aware/internal/testimage"
 )
 
 // Authenticator gives the registry's credentials (HTTP Basic).
@@ -53,33 +52,12 @@ func (s *Server) Reference(repository string) (name.Reference, error) {
 
 // Push uploads a (an image with its blobs, or an index with every manifest
 // it names) as "<repository>:<tag>" and returns its reference by digest.
-func (s *Server) Push(ctx context.Context, repositoryTag string, a Artifact) (name.Digest, error) {
+func (s *Server) Push(ctx context.Context, repositoryTag string, a testimage.Artifact) (name.Digest, error) {
 	ref, err := s.Reference(repositoryTag)
 	if err != nil {
 		return name.Digest{}, err
 	}
-	return Push(ref, a, s.RemoteOptions(ctx)...)
-}
-
-// Push uploads a to ref with opts; any registry will do (this package's
-// Server, or go-containerregistry's in-process one). It returns ref's
-// repository with a's digest.
-func Push(ref name.Reference, a Artifact, opts ...remote.Option) (name.Digest, error) {
-	digest, err := a.Digest()
-	if err != nil {
-		return name.Digest{}, err
-	}
-	if err := remote.Push(ref, a, opts...); err != nil {
-		return name.Digest{}, fmt.Errorf("pushing %s: %w", ref, err)
-	}
-	return ref.Context().Digest(digest.String()), nil
-}
-
-// Artifact is what Push uploads: a v1.Image or a v1.ImageIndex.
-type Artifact interface {
-	RawManifest() ([]byte, error)
-	MediaType() (types.MediaType, error)
-	Digest() (v1.Hash, error)
+	return testimage.Push(ref, a, s.RemoteOptions(ctx)...)
 }
 
 // WriteDockerConfig writes a Docker config.json (mode 0600) whose auths

@@ -22,6 +22,8 @@ import (
 	"path/filepath"
 
 	"github.com/google/go-containerregistry/pkg/name"
+
+	"github.com/windows-aware/windows-aware/internal/testimage"
 )
 
 // DemoImage is an image make demo pushes to its registry: a private image
@@ -31,7 +33,7 @@ type DemoImage struct {
 	// Repository and Tag name it in the registry ("contoso/orders-api",
 	// "1.4.2").
 	Repository, Tag string
-	Spec            Spec
+	Spec            testimage.Spec
 	// Builds are the Windows builds (major.minor.build) its Windows
 	// entries were built on, for the demo to print and check against.
 	Builds []string
@@ -44,24 +46,20 @@ type DemoImage struct {
 var DemoImages = []DemoImage{
 	{
 		Repository: "contoso/orders-api", Tag: "1.4.2",
-		Spec: Spec{Flavour: Docker, Entries: []Entry{
-			{Platform: Platform{OS: "windows", Architecture: "amd64", OSVersion: OSVersion2019}},
-		}},
+		Spec:   testimage.Spec{Flavour: testimage.Docker, Entries: []testimage.Entry{testimage.Windows(testimage.OSVersion2019)}},
 		Builds: []string{"10.0.17763"},
 	},
 	{
 		Repository: "contoso/inventory", Tag: "2.0",
-		Spec: Spec{Flavour: OCI, Entries: []Entry{
-			{Platform: Platform{OS: "windows", Architecture: "amd64", OSVersion: OSVersion2022}},
-		}},
+		Spec:   testimage.Spec{Flavour: testimage.OCI, Entries: []testimage.Entry{testimage.Windows(testimage.OSVersion2022)}},
 		Builds: []string{"10.0.20348"},
 	},
 	{
 		Repository: "contoso/agent", Tag: "1.0",
-		Spec: Spec{Flavour: OCI, Index: true, Entries: []Entry{
-			{Platform: Platform{OS: "linux", Architecture: "amd64"}, Attested: true},
-			{Platform: Platform{OS: "windows", Architecture: "amd64", OSVersion: OSVersion2019}},
-			{Platform: Platform{OS: "windows", Architecture: "amd64", OSVersion: OSVersion2022}},
+		Spec: testimage.Spec{Flavour: testimage.OCI, Index: true, Entries: []testimage.Entry{
+			{OS: "linux", Arch: "amd64", Attested: true},
+			testimage.Windows(testimage.OSVersion2019),
+			testimage.Windows(testimage.OSVersion2022),
 		}},
 		Builds: []string{"10.0.17763", "10.0.20348"},
 	},

@@ -18,14 +18,18 @@ limitations under the License.
 // implementation behind the registry:3 image, built into bin/tools/registry
 // by hack/build-tools.sh) on 127.0.0.1 for the integration tests and make
 // demo: TLS with a throwaway CA, htpasswd (Basic) authentication, and
-// storage in a directory of its own. Stop ends it by its pid.
+// storage in a directory of its own. Stop ends it by its pid. A fault proxy
+// in front of it adds latency, answers 429 or 5xx, drops connections or
+// refuses them, for testing how a client copes.
 //
-// It also builds synthetic images to push to it with go-containerregistry:
-// single-platform images whose config names an OS, architecture and
-// os.version, and Docker manifest lists and OCI indexes of them, with
-// entries that omit os.version and BuildKit-style attestation entries; and
-// a fault proxy in front of it that adds latency, answers 429 or 5xx, drops
-// connections or refuses them, for testing how a client copes.
+// The images pushed to it are internal/testimage's, the one description of
+// the test images, which registrytest serves too: make demo's (DemoImages)
+// and the upgrade plan's (UpgradeImages) are tables of them.
+//
+// Which registry: this one where the test is of what a cluster meets (the
+// real registry's answers, TLS and credentials, a process to start and
+// stop); pkg/imageinspect/registrytest, go-containerregistry's registry in
+// process, for unit tests, which must run without a built binary.
 //
 // The package has no scheduler-framework imports.
 package registryserver

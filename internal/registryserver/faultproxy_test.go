@@ -31,25 +31,18 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/windows-aware/windows-aware/internal/pki"
+	"github.com/windows-aware/windows-aware/internal/testimage"
+	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 )
 
-// proxied starts an in-process registry with one image (repository
-// "app", tag "1") and a TLS fault proxy in front of it, and returns the
-// proxy and a client that trusts it.
+// proxied starts an in-process registry (registrytest's: the proxy is
+// under test here, not the registry) with one image (repository "app",
+// tag "1") and a TLS fault proxy in front of it, and returns the proxy and
+// a client that trusts it.
 func proxied(t *testing.T) (*FaultProxy, *http.Client) {
 	t.Helper()
-	host := inProcessRegistry(t)
-	a, err := Spec{Flavour: Docker, Entries: []Entry{{Platform: Platform{OS: "windows", Architecture: "amd64", OSVersion: OSVersion2022}}}}.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, err := name.ParseReference(host+"/app:1", name.Insecure)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Push(ref, a); err != nil {
-		t.Fatal(err)
-	}
+	backend := registrytest.New(t)
+	backend.Push(t, "app:1", registrytest.WindowsImage(t, testimage.OSVersion2022))
 	ca, err := pki.NewCA(t.TempDir(), "test-ca")
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +55,7 @@ func proxied(t *testing.T) (*FaultProxy, *http.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy, err := NewFaultProxy("http://"+host, nil, &cert)
+	proxy, err := NewFaultProxy(backend.URL, nil, &cert)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +208,7 @@ func TestFaultProxyForGoContainerregistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.OS != "windows" || cfg.OSVersion != OSVersion2022 {
-		t.Errorf("config says %s %s, want windows %s", cfg.OS, cfg.OSVersion, OSVersion2022)
+	if cfg.OS != "windows" || cfg.OSVersion != testimage.OSVersion2022 {
+		t.Errorf("config says %s %s, want windows %s", cfg.OS, cfg.OSVersion, testimage.OSVersion2022)
 	}
 }

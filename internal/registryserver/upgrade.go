@@ -18,6 +18,8 @@ package registryserver
 import (
 	"context"
 	"fmt"
+
+	"github.com/windows-aware/windows-aware/internal/testimage"
 )
 
 // UpgradeImages are private images whose tags name no Windows build,
@@ -29,31 +31,31 @@ var UpgradeImages = []DemoImage{
 	{
 		// Built on Windows Server 2019 only: every newer build needs a rebuild.
 		Repository: "contoso/billing", Tag: "3.1",
-		Spec:   Spec{Flavour: Docker, Entries: []Entry{{Platform: Platform{OS: "windows", Architecture: "amd64", OSVersion: OSVersion2019}}}},
+		Spec:   testimage.Spec{Flavour: testimage.Docker, Entries: []testimage.Entry{testimage.Windows(testimage.OSVersion2019)}},
 		Builds: []string{"10.0.17763"},
 	},
 	{
 		// 2019 and 2022: a 2022 host runs the 2022 entry, a 2025 host too.
 		Repository: "contoso/portal", Tag: "2.0",
-		Spec: Spec{Flavour: Docker, Index: true, Entries: []Entry{
-			{Platform: Platform{OS: "windows", Architecture: "amd64", OSVersion: OSVersion2019}},
-			{Platform: Platform{OS: "windows", Architecture: "amd64", OSVersion: OSVersion2022}},
+		Spec: testimage.Spec{Flavour: testimage.Docker, Index: true, Entries: []testimage.Entry{
+			testimage.Windows(testimage.OSVersion2019),
+			testimage.Windows(testimage.OSVersion2022),
 		}},
 		Builds: []string{"10.0.17763", "10.0.20348"},
 	},
 	{
 		// 2022 and 2025, as BuildKit pushes it.
 		Repository: "contoso/search", Tag: "5.0",
-		Spec: Spec{Flavour: OCI, Index: true, Entries: []Entry{
-			{Platform: Platform{OS: "windows", Architecture: "amd64", OSVersion: OSVersion2022}, Attested: true},
-			{Platform: Platform{OS: "windows", Architecture: "amd64", OSVersion: OSVersion2025}, Attested: true},
+		Spec: testimage.Spec{Flavour: testimage.OCI, Index: true, Entries: []testimage.Entry{
+			{OS: "windows", Arch: "amd64", OSVersion: testimage.OSVersion2022, Attested: true},
+			{OS: "windows", Arch: "amd64", OSVersion: testimage.OSVersion2025, Attested: true},
 		}},
 		Builds: []string{"10.0.20348", "10.0.26100"},
 	},
 	{
 		// Built on Windows Server 2025 only: a 2022 host does not run it.
 		Repository: "contoso/ledger", Tag: "1.0",
-		Spec:   Spec{Flavour: OCI, Entries: []Entry{{Platform: Platform{OS: "windows", Architecture: "amd64", OSVersion: OSVersion2025}}}},
+		Spec:   testimage.Spec{Flavour: testimage.OCI, Entries: []testimage.Entry{testimage.Windows(testimage.OSVersion2025)}},
 		Builds: []string{"10.0.26100"},
 	},
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/internal/registryserver"
+	"github.com/windows-aware/windows-aware/internal/testimage"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 )
@@ -54,10 +55,10 @@ func TestImageBuildsChanged(t *testing.T) {
 		windowsNode("bc-2022", oracle.Build2022, fixture.WindowsTaint),
 	)
 	ns := r.namespace()
-	img := r.push(r.reg.Host, "contoso/web:1", single(win(registryserver.OSVersion2019)))
+	img := r.push(r.reg.Host, "contoso/web:1", single(win(testimage.OSVersion2019)))
 	r.landsOn(ns, r.schedule(ns, profileBuildsChanged, "before", 1, windowsOS, img), oracle.Build2019)
 
-	r.push(r.reg.Host, "contoso/web:1", single(win(registryserver.OSVersion2022)))
+	r.push(r.reg.Host, "contoso/web:1", single(win(testimage.OSVersion2022)))
 	time.Sleep(2 * buildsChangedTagTTL) // the facts are stale now: the next pod refreshes them
 
 	var told []string

@@ -28,7 +28,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/windows-aware/windows-aware/internal/oracle"
-	"github.com/windows-aware/windows-aware/internal/registryserver"
+	"github.com/windows-aware/windows-aware/internal/testimage"
 )
 
 // hostileEntries fills a manifest list to just under the 4 MiB a manifest
@@ -51,7 +51,7 @@ func (m rawManifest) MediaType() (types.MediaType, error) { return m.mediaType, 
 // reference a pod names it by.
 func (r *resolutionEnv) pushHostileIndex(repo string) string {
 	r.t.Helper()
-	a, err := single(win(registryserver.OSVersion2022)).Build()
+	a, err := single(win(testimage.OSVersion2022)).Build()
 	if err != nil {
 		r.t.Fatal(err)
 	}

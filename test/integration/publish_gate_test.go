@@ -37,6 +37,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/manifest"
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/internal/registryserver"
+	"github.com/windows-aware/windows-aware/internal/testimage"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 )
@@ -87,7 +88,7 @@ func TestPublishGate(t *testing.T) {
 	e.startGateRemover("ungate", cfgFile, kubeconfig)
 
 	// A private image built on 2019, whose tag names no build.
-	a, err := single(win(registryserver.OSVersion2019)).Build()
+	a, err := single(win(testimage.OSVersion2019)).Build()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/internal/registryserver"
+	"github.com/windows-aware/windows-aware/internal/testimage"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 )
 
@@ -138,7 +139,7 @@ func TestUngateRefused(t *testing.T) {
 	e := requireCluster(t)
 	reg := startRegistry(t, registryserver.Options{InMemory: true})
 	ns := e.namespace()
-	a, err := single(win(registryserver.OSVersion2019)).Build()
+	a, err := single(win(testimage.OSVersion2019)).Build()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +222,7 @@ func TestUngatePodUpdatedMeanwhile(t *testing.T) {
 	slow := mustFaultProxy(t, reg)
 	slow.Set(registryserver.Fault{Latency: 3 * time.Second})
 	ns := e.namespace()
-	a, err := single(win(registryserver.OSVersion2019)).Build()
+	a, err := single(win(testimage.OSVersion2019)).Build()
 	if err != nil {
 		t.Fatal(err)
 	}

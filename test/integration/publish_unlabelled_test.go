@@ -30,6 +30,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/localproc"
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/internal/registryserver"
+	"github.com/windows-aware/windows-aware/internal/testimage"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 )
 
@@ -49,7 +50,7 @@ func TestUngateUnlabelled(t *testing.T) {
 	if err := down.SetDown(true); err != nil {
 		t.Fatal(err)
 	}
-	a, err := single(win(registryserver.OSVersion2019)).Build()
+	a, err := single(win(testimage.OSVersion2019)).Build()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestUngateUnlabelledLater(t *testing.T) {
 	requireRegistryBinary(t)
 	e := requireCluster(t)
 	reg := startRegistry(t, registryserver.Options{InMemory: true})
-	a, err := single(win(registryserver.OSVersion2019)).Build()
+	a, err := single(win(testimage.OSVersion2019)).Build()
 	if err != nil {
 		t.Fatal(err)
 	}

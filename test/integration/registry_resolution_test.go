@@ -37,6 +37,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/localproc"
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/internal/registryserver"
+	"github.com/windows-aware/windows-aware/internal/testimage"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 )
 
@@ -96,18 +97,17 @@ func TestRegistryResolution(t *testing.T) {
 	e.schedulersAlive()
 }
 
-func win(osVersion string) registryserver.Entry {
-	return registryserver.Entry{Platform: registryserver.Platform{OS: "windows", Architecture: "amd64", OSVersion: osVersion}}
-}
-
-func lin(arch string) registryserver.Entry {
-	return registryserver.Entry{Platform: registryserver.Platform{OS: "linux", Architecture: arch}}
-}
+// win and lin are the Windows amd64 and Linux entries of the images the
+// tests push, named short for the tables below.
+var (
+	win = testimage.Windows
+	lin = testimage.Linux
+)
 
 // push builds spec and pushes it as repoTag to the registry; it returns
 // the reference a pod names it by through host (the registry's or a
 // proxy's).
-func (r *resolutionEnv) push(host, repoTag string, spec registryserver.Spec) string {
+func (r *resolutionEnv) push(host, repoTag string, spec testimage.Spec) string {
 	r.t.Helper()
 	a, err := spec.Build()
 	if err != nil {
@@ -119,12 +119,12 @@ func (r *resolutionEnv) push(host, repoTag string, spec registryserver.Spec) str
 	return host + "/" + repoTag
 }
 
-func single(entry registryserver.Entry) registryserver.Spec {
-	return registryserver.Spec{Flavour: registryserver.Docker, Entries: []registryserver.Entry{entry}}
+func single(entry testimage.Entry) testimage.Spec {
+	return testimage.Spec{Flavour: testimage.Docker, Entries: []testimage.Entry{entry}}
 }
 
-func index(entries ...registryserver.Entry) registryserver.Spec {
-	return registryserver.Spec{Flavour: registryserver.OCI, Index: true, Entries: entries}
+func index(entries ...testimage.Entry) testimage.Spec {
+	return testimage.Spec{Flavour: testimage.OCI, Index: true, Entries: entries}
 }
 
 func (r *resolutionEnv) startProxies() {
@@ -304,7 +304,7 @@ func (r *resolutionEnv) sub(t *testing.T) *resolutionEnv {
 func (r *resolutionEnv) singleImage(t *testing.T) {
 	r = r.sub(t)
 	ns := r.namespace()
-	img := r.push(r.reg.Host, "contoso/orders-api:1.4.2", single(win(registryserver.OSVersion2019)))
+	img := r.push(r.reg.Host, "contoso/orders-api:1.4.2", single(win(testimage.OSVersion2019)))
 	declared := r.schedule(ns, profileTagRules, "declared", 3, windowsOS, img)
 	// Scope Undeclared: the registry alone makes it a Windows pod.
 	undeclared := r.schedule(ns, profileTagRules, "undeclared", 2, nil, img)
@@ -314,13 +314,13 @@ func (r *resolutionEnv) singleImage(t *testing.T) {
 func (r *resolutionEnv) windowsList(t *testing.T) {
 	r = r.sub(t)
 	ns := r.namespace()
-	both := r.push(r.reg.Host, "contoso/frontend:2.0", index(win(registryserver.OSVersion2019), win(registryserver.OSVersion2022)))
+	both := r.push(r.reg.Host, "contoso/frontend:2.0", index(win(testimage.OSVersion2019), win(testimage.OSVersion2022)))
 	r.landsOn(ns, r.schedule(ns, profileTagRules, "both", 3, windowsOS, both),
 		oracle.Build2019, oracle.Build2022, oracle.Build2025)
 
 	// A list with no entry a 2022 or 2025 host runs waits while the 2019
 	// node is closed to it, and lands there once it is open again.
-	old := r.push(r.reg.Host, "contoso/legacy:3", index(win("10.0.14393.7428"), win(registryserver.OSVersion2019)))
+	old := r.push(r.reg.Host, "contoso/legacy:3", index(win("10.0.14393.7428"), win(testimage.OSVersion2019)))
 	exclude := v1.Taint{Key: "exclude", Value: "true", Effect: v1.TaintEffectNoSchedule}
 	r.patchTaints("rr-2019", []v1.Taint{fixture.WindowsTaint, exclude})
 	legacy := r.schedule(ns, profileTagRules, "legacy", 1, windowsOS, old)
@@ -332,7 +332,7 @@ func (r *resolutionEnv) windowsList(t *testing.T) {
 func (r *resolutionEnv) mixedList(t *testing.T) {
 	r = r.sub(t)
 	ns := r.namespace()
-	img := r.push(r.reg.Host, "contoso/agent:1.0", index(lin("amd64"), lin("arm64"), win(registryserver.OSVersion2019), win(registryserver.OSVersion2022)))
+	img := r.push(r.reg.Host, "contoso/agent:1.0", index(lin("amd64"), lin("arm64"), win(testimage.OSVersion2019), win(testimage.OSVersion2022)))
 	r.landsOn(ns, r.schedule(ns, profileTagRules, "agent", 2, nil, img), "")
 	// Declared Windows, the same list needs a build one of its entries runs.
 	r.landsOn(ns, r.schedule(ns, profileTagRules, "agent-win", 2, windowsOS, img),
@@ -357,7 +357,7 @@ func (r *resolutionEnv) anyBuild(t *testing.T) {
 func (r *resolutionEnv) registryDown(t *testing.T) {
 	r = r.sub(t)
 	ns := r.namespace()
-	r.push(r.reg.Host, "contoso/down:1", single(win(registryserver.OSVersion2019)))
+	r.push(r.reg.Host, "contoso/down:1", single(win(testimage.OSVersion2019)))
 	img := r.down.Host + "/contoso/down:1"
 
 	// TagRules: the tag names no build, so any Windows node will do.
@@ -386,8 +386,8 @@ func (r *resolutionEnv) registryDown(t *testing.T) {
 func (r *resolutionEnv) pullSecrets(t *testing.T) {
 	r = r.sub(t)
 	ns := r.namespace()
-	img := r.push(r.reg.Host, "contoso/private:7", single(win(registryserver.OSVersion2022)))
-	anonymous := r.push(r.reg.Host, "contoso/private-anonymous:7", single(win(registryserver.OSVersion2022)))
+	img := r.push(r.reg.Host, "contoso/private:7", single(win(testimage.OSVersion2022)))
+	anonymous := r.push(r.reg.Host, "contoso/private-anonymous:7", single(win(testimage.OSVersion2022)))
 	_, err := r.client.CoreV1().Secrets(ns).Create(r.ctx, &v1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "regcred"},
 		Type:       v1.SecretTypeDockerConfigJson,
@@ -465,7 +465,7 @@ func (r *resolutionEnv) tenantFacts(t *testing.T) {
 	nsA, nsB := r.namespace(), r.namespace()
 	// Through a proxy of its own, which counts the requests.
 	host := r.slow.Host
-	artifact, err := single(win(registryserver.OSVersion2022)).Build()
+	artifact, err := single(win(testimage.OSVersion2022)).Build()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -520,7 +520,7 @@ func (r *resolutionEnv) tenantFacts(t *testing.T) {
 func (r *resolutionEnv) heldPod(t *testing.T) {
 	r = r.sub(t)
 	ns := r.namespace()
-	r.push(r.reg.Host, "contoso/held:1", single(win(registryserver.OSVersion2019)))
+	r.push(r.reg.Host, "contoso/held:1", single(win(testimage.OSVersion2019)))
 	img := r.gate.Host + "/contoso/held:1"
 	held := r.schedule(ns, profileTagRules, "held", 1, windowsOS, img)
 	select {
@@ -558,7 +558,7 @@ func (r *resolutionEnv) slowRegistry(t *testing.T) {
 	// Images resolved while the registry is fast...
 	var known []string
 	for i := range 3 {
-		known = append(known, r.push(r.slow.Host, fmt.Sprintf("contoso/known-%d:1", i), single(win(registryserver.OSVersion2022))))
+		known = append(known, r.push(r.slow.Host, fmt.Sprintf("contoso/known-%d:1", i), single(win(testimage.OSVersion2022))))
 	}
 	r.landsOn(ns, r.schedule(ns, profileTagRules, "warm", 1, windowsOS, known...), oracle.Build2022, oracle.Build2025)
 
@@ -567,7 +567,7 @@ func (r *resolutionEnv) slowRegistry(t *testing.T) {
 	defer r.slow.Set(registryserver.Fault{})
 	var fresh []string
 	for i := range 4 {
-		img := r.push(r.slow.Host, fmt.Sprintf("contoso/new-%d:1", i), single(win(registryserver.OSVersion2019)))
+		img := r.push(r.slow.Host, fmt.Sprintf("contoso/new-%d:1", i), single(win(testimage.OSVersion2019)))
 		fresh = append(fresh, r.schedule(ns, profileTagRules, fmt.Sprintf("new-%d", i), 1, windowsOS, img)...)
 	}
 	var knownPods []string

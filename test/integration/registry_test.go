@@ -38,6 +38,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
 	"github.com/windows-aware/windows-aware/internal/registryserver"
+	"github.com/windows-aware/windows-aware/internal/testimage"
 )
 
 // startRegistry starts the distribution registry (bin/tools/registry) for
@@ -123,7 +124,7 @@ func readBack(ctx context.Context, ref name.Reference, opts []remote.Option) (ty
 		if err != nil {
 			return "", nil, fmt.Errorf("entry %s config: %w", m.Digest, err)
 		}
-		out = append(out, listedImage{Entry: m.Platform, Config: p, AttestationOf: m.Annotations[registryserver.ReferenceDigestAnnotation]})
+		out = append(out, listedImage{Entry: m.Platform, Config: p, AttestationOf: m.Annotations[testimage.ReferenceDigestAnnotation]})
 	}
 	return desc.MediaType, out, nil
 }
@@ -147,30 +148,27 @@ func TestRegistryHarness(t *testing.T) {
 	defer cancel()
 
 	const (
-		v2019 = registryserver.OSVersion2019
-		v2022 = registryserver.OSVersion2022
+		v2019 = testimage.OSVersion2019
+		v2022 = testimage.OSVersion2022
 	)
-	win := func(osVersion string) registryserver.Platform {
-		return registryserver.Platform{OS: "windows", Architecture: "amd64", OSVersion: osVersion}
-	}
-	linux := registryserver.Platform{OS: "linux", Architecture: "amd64"}
-	linuxARM := registryserver.Platform{OS: "linux", Architecture: "arm64", Variant: "v8"}
+	linux := lin("amd64")
+	linuxARM := testimage.Entry{OS: "linux", Arch: "arm64", Variant: "v8"}
 	armEntry := &v1.Platform{OS: "linux", Architecture: "arm64", Variant: "v8"}
 
 	cases := []struct {
 		name    string
 		index   bool
-		entries []registryserver.Entry
+		entries []testimage.Entry
 		want    []listedImage
 	}{
 		{
 			name:    "single Windows image built on 2022",
-			entries: []registryserver.Entry{{Platform: win(v2022)}},
+			entries: []testimage.Entry{win(v2022)},
 			want:    []listedImage{{Config: platform("windows", "amd64", v2022)}},
 		},
 		{
 			name:  "Windows-only list, 2019 and 2022",
-			index: true, entries: []registryserver.Entry{{Platform: win(v2019)}, {Platform: win(v2022)}},
+			index: true, entries: []testimage.Entry{win(v2019), win(v2022)},
 			want: []listedImage{
 				{Entry: entry("windows", "amd64", v2019), Config: platform("windows", "amd64", v2019)},
 				{Entry: entry("windows", "amd64", v2022), Config: platform("windows", "amd64", v2022)},
@@ -178,7 +176,7 @@ func TestRegistryHarness(t *testing.T) {
 		},
 		{
 			name:  "Linux and Windows list",
-			index: true, entries: []registryserver.Entry{{Platform: linux}, {Platform: linuxARM}, {Platform: win(v2019)}, {Platform: win(v2022)}},
+			index: true, entries: []testimage.Entry{linux, linuxARM, win(v2019), win(v2022)},
 			want: []listedImage{
 				{Entry: entry("linux", "amd64", ""), Config: platform("linux", "amd64", "")},
 				{Entry: armEntry, Config: v1.Platform{OS: "linux", Architecture: "arm64", Variant: "v8"}},
@@ -188,7 +186,7 @@ func TestRegistryHarness(t *testing.T) {
 		},
 		{
 			name:  "entries without os.version: only in the config, and nowhere",
-			index: true, entries: []registryserver.Entry{{Platform: win(v2022), HideOSVersion: true}, {Platform: win("")}},
+			index: true, entries: []testimage.Entry{{OS: "windows", Arch: "amd64", ConfigOSVersion: v2022}, win("")},
 			want: []listedImage{
 				{Entry: entry("windows", "amd64", ""), Config: platform("windows", "amd64", v2022)},
 				{Entry: entry("windows", "amd64", ""), Config: platform("windows", "amd64", "")},
@@ -196,7 +194,7 @@ func TestRegistryHarness(t *testing.T) {
 		},
 		{
 			name:  "attestation entry after the images",
-			index: true, entries: []registryserver.Entry{{Platform: linux, Attested: true}, {Platform: win(v2022), Attested: true}},
+			index: true, entries: []testimage.Entry{{OS: "linux", Arch: "amd64", Attested: true}, {OS: "windows", Arch: "amd64", OSVersion: v2022, Attested: true}},
 			want: []listedImage{
 				{Entry: entry("linux", "amd64", ""), Config: platform("linux", "amd64", "")},
 				{Entry: entry("windows", "amd64", v2022), Config: platform("windows", "amd64", v2022)},
@@ -205,14 +203,14 @@ func TestRegistryHarness(t *testing.T) {
 			},
 		},
 	}
-	wantMediaType := map[registryserver.Flavour]map[bool]types.MediaType{
-		registryserver.Docker: {false: types.DockerManifestSchema2, true: types.DockerManifestList},
-		registryserver.OCI:    {false: types.OCIManifestSchema1, true: types.OCIImageIndex},
+	wantMediaType := map[testimage.Flavour]map[bool]types.MediaType{
+		testimage.Docker: {false: types.DockerManifestSchema2, true: types.DockerManifestList},
+		testimage.OCI:    {false: types.OCIManifestSchema1, true: types.OCIImageIndex},
 	}
-	for _, flavour := range []registryserver.Flavour{registryserver.Docker, registryserver.OCI} {
+	for _, flavour := range []testimage.Flavour{testimage.Docker, testimage.OCI} {
 		for i, tc := range cases {
 			t.Run(string(flavour)+"/"+tc.name, func(t *testing.T) {
-				spec := registryserver.Spec{Flavour: flavour, Index: tc.index, Entries: tc.entries}
+				spec := testimage.Spec{Flavour: flavour, Index: tc.index, Entries: tc.entries}
 				a, err := spec.Build()
 				if err != nil {
 					t.Fatal(err)
@@ -316,9 +314,7 @@ func TestRegistryFaultProxy(t *testing.T) {
 	s := startRegistry(t, registryserver.Options{InMemory: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	a, err := registryserver.Spec{Flavour: registryserver.Docker, Entries: []registryserver.Entry{
-		{Platform: registryserver.Platform{OS: "windows", Architecture: "amd64", OSVersion: registryserver.OSVersion2019}},
-	}}.Build()
+	a, err := single(win(testimage.OSVersion2019)).Build()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +419,7 @@ func TestRegistryFaultProxy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := []listedImage{{Config: platform("windows", "amd64", registryserver.OSVersion2019)}}; !cmp.Equal(got, want) {
+		if want := []listedImage{{Config: platform("windows", "amd64", testimage.OSVersion2019)}}; !cmp.Equal(got, want) {
 			t.Errorf("read back %+v, want %+v", got, want)
 		}
 		if proxy.Requests() == 0 || proxy.Forwarded() != proxy.Requests() {
@@ -517,7 +513,7 @@ func TestRegistryLifecycle(t *testing.T) {
 		t.Errorf("log file %s is not in LogDir", s.LogFile)
 	}
 
-	a, err := registryserver.Spec{Flavour: registryserver.OCI, Entries: []registryserver.Entry{{Platform: registryserver.Platform{OS: "windows", Architecture: "amd64", OSVersion: registryserver.OSVersion2025}}}}.Build()
+	a, err := testimage.Spec{Flavour: testimage.OCI, Entries: []testimage.Entry{win(testimage.OSVersion2025)}}.Build()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,61 +24,36 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/empty"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
-	"github.com/google/go-containerregistry/pkg/v1/random"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
-	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/windows-aware/windows-aware/internal/testimage"
 )
 
-// Flavour is the manifest format family of a built image or index.
-type Flavour int
+// Flavour, Entry, Docker and OCI are testimage's, named here too so that a
+// unit test writes its images with this package alone; testimage
+// describes and builds them, for this registry and for registryserver's.
+type (
+	// Flavour is the manifest format family of a built image or index.
+	Flavour = testimage.Flavour
+	// Entry describes one manifest of an index.
+	Entry = testimage.Entry
+)
 
 // The flavours.
 const (
 	// Docker: manifest list v2 and image manifest v2.
-	Docker Flavour = iota
+	Docker = testimage.Docker
 	// OCI: image index and image manifest.
-	OCI
+	OCI = testimage.OCI
 )
-
-// Entry describes one manifest of an index.
-type Entry struct {
-	// OS and Arch of the entry's platform, and of its image's config.
-	OS, Arch string
-	// OSVersion goes in the entry's platform ("" leaves it out).
-	OSVersion string
-	// ConfigOSVersion goes in the image config; "" copies OSVersion. Set
-	// NoConfigOSVersion to leave the config without one.
-	ConfigOSVersion   string
-	NoConfigOSVersion bool
-	// NoPlatform leaves the entry without a platform object.
-	NoPlatform bool
-	// Attestation makes the entry a BuildKit attestation manifest
-	// (unknown/unknown, vnd.docker.reference.type).
-	Attestation bool
-}
 
 // Image builds a small random image whose config names os, arch and
 // osVersion ("" for none).
 func Image(t testing.TB, flavour Flavour, os, arch, osVersion string) v1.Image {
 	t.Helper()
-	img, err := random.Image(64, 1)
+	img, err := testimage.NewImage(flavour, Entry{OS: os, Arch: arch, OSVersion: osVersion})
 	if err != nil {
 		t.Fatal(err)
-	}
-	cf, err := img.ConfigFile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cf = cf.DeepCopy()
-	cf.OS, cf.Architecture, cf.OSVersion = os, arch, osVersion
-	img, err = mutate.ConfigFile(img, cf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if flavour == OCI {
-		img = mutate.ConfigMediaType(mutate.MediaType(img, types.OCIManifestSchema1), types.OCIConfigJSON)
 	}
 	return img
 }
@@ -91,26 +66,9 @@ func WindowsImage(t testing.TB, osVersion string) v1.Image {
 // Index builds an index (OCI) or manifest list (Docker) of entries.
 func Index(t testing.TB, flavour Flavour, entries ...Entry) v1.ImageIndex {
 	t.Helper()
-	var adds []mutate.IndexAddendum
-	for _, e := range entries {
-		cfgVersion := e.ConfigOSVersion
-		if cfgVersion == "" && !e.NoConfigOSVersion {
-			cfgVersion = e.OSVersion
-		}
-		img := Image(t, flavour, e.OS, e.Arch, cfgVersion)
-		desc := v1.Descriptor{}
-		switch {
-		case e.Attestation:
-			desc.Platform = &v1.Platform{OS: "unknown", Architecture: "unknown"}
-			desc.Annotations = map[string]string{"vnd.docker.reference.type": "attestation-manifest"}
-		case !e.NoPlatform:
-			desc.Platform = &v1.Platform{OS: e.OS, Architecture: e.Arch, OSVersion: e.OSVersion}
-		}
-		adds = append(adds, mutate.IndexAddendum{Add: img, Descriptor: desc})
-	}
-	idx := mutate.AppendManifests(empty.Index, adds...)
-	if flavour == Docker {
-		idx = mutate.IndexMediaType(idx, types.DockerManifestList)
+	idx, err := testimage.NewIndex(flavour, entries...)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return idx
 }
@@ -118,13 +76,9 @@ func Index(t testing.TB, flavour Flavour, entries ...Entry) v1.ImageIndex {
 // Nest wraps indexes in an outer index.
 func Nest(t testing.TB, flavour Flavour, inner ...v1.ImageIndex) v1.ImageIndex {
 	t.Helper()
-	var adds []mutate.IndexAddendum
-	for _, in := range inner {
-		adds = append(adds, mutate.IndexAddendum{Add: in})
-	}
-	idx := mutate.AppendManifests(empty.Index, adds...)
-	if flavour == Docker {
-		idx = mutate.IndexMediaType(idx, types.DockerManifestList)
+	idx, err := testimage.Nest(flavour, inner...)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return idx
 }
@@ -138,26 +92,15 @@ func (s *Server) Push(t testing.TB, repoTag string, content any) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := remote.WithTransport(direct{s.Client().Transport})
-	var digest v1.Hash
-	switch c := content.(type) {
-	case v1.Image:
-		err = remote.Write(tag, c, opt)
-		if err == nil {
-			digest, err = c.Digest()
-		}
-	case v1.ImageIndex:
-		err = remote.WriteIndex(tag, c, opt)
-		if err == nil {
-			digest, err = c.Digest()
-		}
-	default:
+	a, ok := content.(testimage.Artifact)
+	if !ok {
 		t.Fatalf("Push: %T is neither an image nor an index", content)
 	}
+	digest, err := testimage.Push(tag, a, remote.WithTransport(direct{s.Client().Transport}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return digest.String()
+	return digest.DigestStr()
 }
 
 // PushRawManifest stores manifest bytes of mediaType under repo:tag.

@@ -14,11 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package registrytest serves an in-process OCI registry on loopback for
-// tests, with the faults real registries show (token auth, 429 with
-// Retry-After, 5xx, latency, dropped connections) and request counters,
-// and builds synthetic Windows and Linux images and indexes with chosen
-// os.version values.
 package registrytest
 
 import (

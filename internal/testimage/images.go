@@ -14,17 +14,19 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package registryserver
+package testimage
 
 import (
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/random"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/static"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
@@ -62,47 +64,73 @@ const (
 	InTotoMediaType types.MediaType = "application/vnd.in-toto+json"
 )
 
-// Platform is what an image's config, and its entry in an index, say it
-// runs on.
-type Platform struct {
-	OS, Architecture, Variant string
-	// OSVersion is the config's and the entry's os.version: on Windows,
-	// the build the image was built on ("10.0.20348.2849").
-	OSVersion string
-}
-
-func (p Platform) String() string {
-	s := p.OS + "/" + p.Architecture
-	if p.Variant != "" {
-		s += "/" + p.Variant
-	}
-	if p.OSVersion != "" {
-		s += " " + p.OSVersion
-	}
-	return s
-}
-
-func (p Platform) v1() *v1.Platform {
-	return &v1.Platform{OS: p.OS, Architecture: p.Architecture, Variant: p.Variant, OSVersion: p.OSVersion}
-}
-
-// Entry is one image of an index.
+// Entry is one image of an index, or the image of a single-platform Spec
+// (which has no entry, so that only its config fields apply). Its fields
+// are flat, so that a table of images reads as one line each.
 type Entry struct {
-	Platform
-	// HideOSVersion leaves os.version out of the index entry while the
-	// image's config keeps it, as buildx before 0.10 wrote lists. (A
-	// Platform without OSVersion has it nowhere, as in lists whose
-	// Windows image was built without a Windows base.)
-	HideOSVersion bool
+	// OS, Arch and Variant are the image's platform, in its config and in
+	// its entry.
+	OS, Arch, Variant string
+	// OSVersion is the entry's os.version and, unless ConfigOSVersion or
+	// NoConfigOSVersion say otherwise, the config's: on Windows, the build
+	// the image was built on ("10.0.20348.2849"). "" leaves it out.
+	OSVersion string
+	// ConfigOSVersion is the config's os.version when it is not the
+	// entry's: with OSVersion "", the entry lists none while the config
+	// has one, as buildx before 0.10 wrote lists.
+	ConfigOSVersion string
+	// NoConfigOSVersion leaves the config without os.version, whatever the
+	// entry lists.
+	NoConfigOSVersion bool
+	// NoPlatform leaves the entry without a platform object.
+	NoPlatform bool
+	// Attestation makes the entry an attestation manifest of its own, in
+	// its place among the entries, naming no image it attests: platform
+	// unknown/unknown and ReferenceTypeAnnotation only. Its other fields
+	// do not apply.
+	Attestation bool
 	// Attested adds a BuildKit attestation manifest for this image: an
 	// entry with platform unknown/unknown and the annotations above, after
 	// the images, where BuildKit puts them.
 	Attested bool
 }
 
+// Windows is an amd64 Windows entry built on osVersion.
+func Windows(osVersion string) Entry {
+	return Entry{OS: "windows", Arch: "amd64", OSVersion: osVersion}
+}
+
+// Linux is a Linux entry of arch.
+func Linux(arch string) Entry {
+	return Entry{OS: "linux", Arch: arch}
+}
+
+// String is the entry's platform as the entry lists it: "windows/amd64
+// 10.0.17763.6532", "linux/arm64/v8".
+func (e Entry) String() string {
+	s := e.OS + "/" + e.Arch
+	if e.Variant != "" {
+		s += "/" + e.Variant
+	}
+	if e.OSVersion != "" {
+		s += " " + e.OSVersion
+	}
+	return s
+}
+
+// configOSVersion is the os.version the image's config carries.
+func (e Entry) configOSVersion() string {
+	switch {
+	case e.NoConfigOSVersion:
+		return ""
+	case e.ConfigOSVersion != "":
+		return e.ConfigOSVersion
+	}
+	return e.OSVersion
+}
+
 // Spec describes a synthetic image: a single-platform image (Index false,
-// exactly one entry, whose HideOSVersion and Attested do not apply) or an
-// index of its entries.
+// exactly one entry) or an index of its entries.
 type Spec struct {
 	Flavour Flavour
 	Index   bool
@@ -116,9 +144,17 @@ func (s Spec) Build() (Artifact, error) {
 		if len(s.Entries) != 1 {
 			return nil, fmt.Errorf("a single-platform image needs one entry, not %d", len(s.Entries))
 		}
-		return NewImage(s.Flavour, s.Entries[0].Platform)
+		return NewImage(s.Flavour, s.Entries[0])
 	}
 	return NewIndex(s.Flavour, s.Entries...)
+}
+
+// Artifact is what Build makes and Push uploads: a v1.Image or a
+// v1.ImageIndex.
+type Artifact interface {
+	RawManifest() ([]byte, error)
+	MediaType() (types.MediaType, error)
+	Digest() (v1.Hash, error)
 }
 
 // layerSize keeps the pushed images small: the tests look at manifests and
@@ -130,8 +166,8 @@ const layerSize = 256
 var created = time.Date(2026, 1, 13, 0, 0, 0, 0, time.UTC)
 
 // NewImage makes a single-platform image of one small random layer whose
-// config carries p.
-func NewImage(f Flavour, p Platform) (v1.Image, error) {
+// config carries e's OS, architecture, variant and os.version.
+func NewImage(f Flavour, e Entry) (v1.Image, error) {
 	manifestType, configType, layerType, err := f.mediaTypes()
 	if err != nil {
 		return nil, err
@@ -144,11 +180,11 @@ func NewImage(f Flavour, p Platform) (v1.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	return withPlatform(img, p)
+	return withPlatform(img, v1.Platform{OS: e.OS, Architecture: e.Arch, Variant: e.Variant, OSVersion: e.configOSVersion()})
 }
 
 // withPlatform sets the config's os, architecture, variant and os.version.
-func withPlatform(img v1.Image, p Platform) (v1.Image, error) {
+func withPlatform(img v1.Image, p v1.Platform) (v1.Image, error) {
 	cfg, err := img.ConfigFile()
 	if err != nil {
 		return nil, err
@@ -172,15 +208,26 @@ func NewIndex(f Flavour, entries ...Entry) (v1.ImageIndex, error) {
 	}
 	var images, attestations []mutate.IndexAddendum
 	for _, e := range entries {
-		img, err := NewImage(f, e.Platform)
+		if e.Attestation {
+			att, err := newAttestation(nil)
+			if err != nil {
+				return nil, err
+			}
+			images = append(images, mutate.IndexAddendum{Add: att, Descriptor: v1.Descriptor{
+				Platform:    &v1.Platform{OS: "unknown", Architecture: "unknown"},
+				Annotations: map[string]string{ReferenceTypeAnnotation: AttestationManifest},
+			}})
+			continue
+		}
+		img, err := NewImage(f, e)
 		if err != nil {
 			return nil, err
 		}
-		listed := e.Platform
-		if e.HideOSVersion {
-			listed.OSVersion = ""
+		desc := v1.Descriptor{}
+		if !e.NoPlatform {
+			desc.Platform = &v1.Platform{OS: e.OS, Architecture: e.Arch, Variant: e.Variant, OSVersion: e.OSVersion}
 		}
-		images = append(images, mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: listed.v1()}})
+		images = append(images, mutate.IndexAddendum{Add: img, Descriptor: desc})
 		if !e.Attested {
 			continue
 		}
@@ -188,7 +235,7 @@ func NewIndex(f Flavour, entries ...Entry) (v1.ImageIndex, error) {
 		if err != nil {
 			return nil, err
 		}
-		att, err := newAttestation(subject)
+		att, err := newAttestation(&subject)
 		if err != nil {
 			return nil, err
 		}
@@ -204,20 +251,38 @@ func NewIndex(f Flavour, entries ...Entry) (v1.ImageIndex, error) {
 	return mutate.AppendManifests(idx, append(images, attestations...)...), nil
 }
 
+// Nest makes an index of indexes, as some registries serve a
+// multi-platform image: its entries name inner indexes and no platform.
+func Nest(f Flavour, inner ...v1.ImageIndex) (v1.ImageIndex, error) {
+	indexType, err := f.indexMediaType()
+	if err != nil {
+		return nil, err
+	}
+	var adds []mutate.IndexAddendum
+	for _, in := range inner {
+		adds = append(adds, mutate.IndexAddendum{Add: in})
+	}
+	return mutate.AppendManifests(mutate.IndexMediaType(empty.Index, indexType), adds...), nil
+}
+
 // newAttestation makes an attestation manifest as BuildKit writes one: an
 // OCI image manifest whose config says unknown/unknown and whose layer is
-// an in-toto statement about subject. BuildKit writes it in OCI media
-// types whatever the index's flavour.
-func newAttestation(subject v1.Hash) (v1.Image, error) {
+// an in-toto statement about subject (nil: about no image in particular).
+// BuildKit writes it in OCI media types whatever the index's flavour.
+func newAttestation(subject *v1.Hash) (v1.Image, error) {
+	subjects := "[]"
+	if subject != nil {
+		subjects = fmt.Sprintf(`[{"name":"image","digest":{"sha256":%q}}]`, subject.Hex)
+	}
 	statement := fmt.Appendf(nil, `{"_type":"https://in-toto.io/Statement/v0.1","predicateType":"https://spdx.dev/Document",`+
-		`"subject":[{"name":"image","digest":{"sha256":%q}}],"predicate":{"spdxVersion":"SPDX-2.3"}}`, subject.Hex)
+		`"subject":%s,"predicate":{"spdxVersion":"SPDX-2.3"}}`, subjects)
 	layer := static.NewLayer(statement, InTotoMediaType)
 	img, err := mutate.Append(mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON),
 		mutate.Addendum{Layer: layer, Annotations: map[string]string{"in-toto.io/predicate-type": "https://spdx.dev/Document"}})
 	if err != nil {
 		return nil, err
 	}
-	return withPlatform(img, Platform{OS: "unknown", Architecture: "unknown"})
+	return withPlatform(img, v1.Platform{OS: "unknown", Architecture: "unknown"})
 }
 
 func (f Flavour) mediaTypes() (manifest, config, layer types.MediaType, err error) {
@@ -238,4 +303,18 @@ func (f Flavour) indexMediaType() (types.MediaType, error) {
 		return types.OCIImageIndex, nil
 	}
 	return "", fmt.Errorf("unknown flavour %q (want %q or %q)", f, Docker, OCI)
+}
+
+// Push uploads a (an image with its blobs, or an index with every manifest
+// it names) to ref with opts; any registry will do. It returns ref's
+// repository with a's digest.
+func Push(ref name.Reference, a Artifact, opts ...remote.Option) (name.Digest, error) {
+	digest, err := a.Digest()
+	if err != nil {
+		return name.Digest{}, err
+	}
+	if err := remote.Push(ref, a, opts...); err != nil {
+		return name.Digest{}, fmt.Errorf("pushing %s: %w", ref, err)
+	}
+	return ref.Context().Digest(digest.String()), nil
 }

@@ -14,31 +14,24 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package registryserver
+package testimage_test
 
 import (
-	"io"
-	"log"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-containerregistry/pkg/name"
-	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/types"
-)
 
-// inProcessRegistry is go-containerregistry's registry on a loopback HTTP
-// port, for tests that need no real one.
-func inProcessRegistry(t *testing.T) string {
-	t.Helper()
-	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
-	t.Cleanup(srv.Close)
-	return strings.TrimPrefix(srv.URL, "http://")
-}
+	"github.com/windows-aware/windows-aware/internal/testimage"
+	// The images are pushed to registrytest's in-process registry, which
+	// builds its own with this package: hence package testimage_test, so
+	// that the import makes no cycle.
+	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
+)
 
 type entryView struct {
 	MediaType   types.MediaType
@@ -97,8 +90,8 @@ func view(t *testing.T, ref name.Reference) (types.MediaType, []entryView) {
 			t.Errorf("entry %s says media type %s, its manifest %s", m.Digest, m.MediaType, v.MediaType)
 		}
 		v.Platform, v.Annotations = m.Platform, m.Annotations
-		if d := m.Annotations[ReferenceDigestAnnotation]; d != "" {
-			v.Annotations[ReferenceDigestAnnotation] = "<digest of entry " + entryIndex(im, d) + ">"
+		if d := m.Annotations[testimage.ReferenceDigestAnnotation]; d != "" {
+			v.Annotations[testimage.ReferenceDigestAnnotation] = "<digest of entry " + entryIndex(im, d) + ">"
 		}
 		out = append(out, v)
 	}
@@ -115,45 +108,53 @@ func entryIndex(im *v1.IndexManifest, digest string) string {
 }
 
 func TestSpecBuildAndPush(t *testing.T) {
-	host := inProcessRegistry(t)
-	win2019 := Platform{OS: "windows", Architecture: "amd64", OSVersion: OSVersion2019}
-	win2022 := Platform{OS: "windows", Architecture: "amd64", OSVersion: OSVersion2022}
-	linuxARM := Platform{OS: "linux", Architecture: "arm64", Variant: "v8"}
-	p := func(p Platform) *v1.Platform { return p.v1() }
-	cfg := func(p Platform) v1.Platform { return *p.v1() }
+	host := registrytest.New(t).Host()
+	win2019 := testimage.Windows(testimage.OSVersion2019)
+	win2022 := testimage.Windows(testimage.OSVersion2022)
+	linuxARM := testimage.Entry{OS: "linux", Arch: "arm64", Variant: "v8"}
+	p := func(e testimage.Entry) *v1.Platform {
+		return &v1.Platform{OS: e.OS, Architecture: e.Arch, Variant: e.Variant, OSVersion: e.OSVersion}
+	}
+	cfg := func(e testimage.Entry) v1.Platform { return *p(e) }
 	attestation := func(entry string) entryView {
-		return entryView{
+		v := entryView{
 			MediaType:   types.OCIManifestSchema1,
 			Platform:    &v1.Platform{OS: "unknown", Architecture: "unknown"},
-			Annotations: map[string]string{ReferenceTypeAnnotation: AttestationManifest, ReferenceDigestAnnotation: "<digest of entry " + entry + ">"},
+			Annotations: map[string]string{testimage.ReferenceTypeAnnotation: testimage.AttestationManifest},
 			Config:      v1.Platform{OS: "unknown", Architecture: "unknown"},
-			LayerTypes:  []types.MediaType{InTotoMediaType},
+			LayerTypes:  []types.MediaType{testimage.InTotoMediaType},
 		}
+		if entry != "" {
+			v.Annotations[testimage.ReferenceDigestAnnotation] = "<digest of entry " + entry + ">"
+		}
+		return v
 	}
 	docker := []types.MediaType{types.DockerLayer}
 	oci := []types.MediaType{types.OCILayer}
 
 	cases := []struct {
 		name          string
-		spec          Spec
+		spec          testimage.Spec
 		wantMediaType types.MediaType
 		want          []entryView
 	}{
 		{
 			name:          "Docker single image",
-			spec:          Spec{Flavour: Docker, Entries: []Entry{{Platform: win2019}}},
+			spec:          testimage.Spec{Flavour: testimage.Docker, Entries: []testimage.Entry{win2019}},
 			wantMediaType: types.DockerManifestSchema2,
 			want:          []entryView{{MediaType: types.DockerManifestSchema2, Config: cfg(win2019), LayerTypes: docker}},
 		},
 		{
 			name:          "OCI single image",
-			spec:          Spec{Flavour: OCI, Entries: []Entry{{Platform: win2022}}},
+			spec:          testimage.Spec{Flavour: testimage.OCI, Entries: []testimage.Entry{win2022}},
 			wantMediaType: types.OCIManifestSchema1,
 			want:          []entryView{{MediaType: types.OCIManifestSchema1, Config: cfg(win2022), LayerTypes: oci}},
 		},
 		{
-			name:          "Docker list with a variant and a hidden os.version",
-			spec:          Spec{Flavour: Docker, Index: true, Entries: []Entry{{Platform: linuxARM}, {Platform: win2022, HideOSVersion: true}}},
+			name: "Docker list with a variant and a hidden os.version",
+			spec: testimage.Spec{Flavour: testimage.Docker, Index: true, Entries: []testimage.Entry{
+				linuxARM, {OS: "windows", Arch: "amd64", ConfigOSVersion: testimage.OSVersion2022},
+			}},
 			wantMediaType: types.DockerManifestList,
 			want: []entryView{
 				{MediaType: types.DockerManifestSchema2, Platform: p(linuxARM), Config: cfg(linuxARM), LayerTypes: docker},
@@ -161,8 +162,11 @@ func TestSpecBuildAndPush(t *testing.T) {
 			},
 		},
 		{
-			name:          "OCI index with attestations after the images",
-			spec:          Spec{Flavour: OCI, Index: true, Entries: []Entry{{Platform: win2019, Attested: true}, {Platform: win2022}, {Platform: linuxARM, Attested: true}}},
+			name: "OCI index with attestations after the images",
+			spec: testimage.Spec{Flavour: testimage.OCI, Index: true, Entries: []testimage.Entry{
+				{OS: "windows", Arch: "amd64", OSVersion: testimage.OSVersion2019, Attested: true}, win2022,
+				{OS: "linux", Arch: "arm64", Variant: "v8", Attested: true},
+			}},
 			wantMediaType: types.OCIImageIndex,
 			want: []entryView{
 				{MediaType: types.OCIManifestSchema1, Platform: p(win2019), Config: cfg(win2019), LayerTypes: oci},
@@ -170,6 +174,20 @@ func TestSpecBuildAndPush(t *testing.T) {
 				{MediaType: types.OCIManifestSchema1, Platform: p(linuxARM), Config: cfg(linuxARM), LayerTypes: oci},
 				attestation("0"),
 				attestation("2"),
+			},
+		},
+		{
+			name: "OCI index with a lone attestation and entries missing parts",
+			spec: testimage.Spec{Flavour: testimage.OCI, Index: true, Entries: []testimage.Entry{
+				{OS: "windows", Arch: "amd64", OSVersion: testimage.OSVersion2019, NoConfigOSVersion: true},
+				{Attestation: true},
+				{OS: "windows", Arch: "amd64", OSVersion: testimage.OSVersion2022, NoPlatform: true},
+			}},
+			wantMediaType: types.OCIImageIndex,
+			want: []entryView{
+				{MediaType: types.OCIManifestSchema1, Platform: p(win2019), Config: v1.Platform{OS: "windows", Architecture: "amd64"}, LayerTypes: oci},
+				attestation(""),
+				{MediaType: types.OCIManifestSchema1, Config: cfg(win2022), LayerTypes: oci},
 			},
 		},
 	}
@@ -183,7 +201,7 @@ func TestSpecBuildAndPush(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pushed, err := Push(ref, a)
+			pushed, err := testimage.Push(ref, a)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -201,18 +219,57 @@ func TestSpecBuildAndPush(t *testing.T) {
 	}
 }
 
+// TestNest: an index of indexes names each inner index, with no platform,
+// in the flavour's index media type.
+func TestNest(t *testing.T) {
+	for _, tc := range []struct {
+		flavour testimage.Flavour
+		want    types.MediaType
+	}{
+		{testimage.Docker, types.DockerManifestList},
+		{testimage.OCI, types.OCIImageIndex},
+	} {
+		t.Run(string(tc.flavour), func(t *testing.T) {
+			inner, err := testimage.NewIndex(tc.flavour, testimage.Linux("amd64"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			outer, err := testimage.Nest(tc.flavour, inner, inner)
+			if err != nil {
+				t.Fatal(err)
+			}
+			im, err := outer.IndexManifest()
+			if err != nil {
+				t.Fatal(err)
+			}
+			innerDigest, _ := inner.Digest()
+			if im.MediaType != tc.want || len(im.Manifests) != 2 {
+				t.Fatalf("outer index %s of %d entries, want %s of 2", im.MediaType, len(im.Manifests), tc.want)
+			}
+			for _, m := range im.Manifests {
+				if m.Digest != innerDigest || m.Platform != nil || m.MediaType != tc.want {
+					t.Errorf("entry %s %s platform %v, want the inner index %s with no platform", m.MediaType, m.Digest, m.Platform, innerDigest)
+				}
+			}
+		})
+	}
+	if _, err := testimage.Nest("helm"); err == nil || !strings.Contains(err.Error(), "unknown flavour") {
+		t.Errorf("Nest of an unknown flavour: %v, want an error naming it", err)
+	}
+}
+
 func TestSpecBuildRejects(t *testing.T) {
-	win := Entry{Platform: Platform{OS: "windows", Architecture: "amd64"}}
+	win := testimage.Entry{OS: "windows", Arch: "amd64"}
 	cases := []struct {
 		name    string
-		spec    Spec
+		spec    testimage.Spec
 		wantErr string
 	}{
-		{name: "image without entries", spec: Spec{Flavour: OCI}, wantErr: "needs one entry"},
-		{name: "image with two entries", spec: Spec{Flavour: OCI, Entries: []Entry{win, win}}, wantErr: "needs one entry"},
-		{name: "empty index", spec: Spec{Flavour: Docker, Index: true}, wantErr: "needs entries"},
-		{name: "unknown flavour", spec: Spec{Flavour: "helm", Entries: []Entry{win}}, wantErr: "unknown flavour"},
-		{name: "unknown index flavour", spec: Spec{Flavour: "helm", Index: true, Entries: []Entry{win}}, wantErr: "unknown flavour"},
+		{name: "image without entries", spec: testimage.Spec{Flavour: testimage.OCI}, wantErr: "needs one entry"},
+		{name: "image with two entries", spec: testimage.Spec{Flavour: testimage.OCI, Entries: []testimage.Entry{win, win}}, wantErr: "needs one entry"},
+		{name: "empty index", spec: testimage.Spec{Flavour: testimage.Docker, Index: true}, wantErr: "needs entries"},
+		{name: "unknown flavour", spec: testimage.Spec{Flavour: "helm", Entries: []testimage.Entry{win}}, wantErr: "unknown flavour"},
+		{name: "unknown index flavour", spec: testimage.Spec{Flavour: "helm", Index: true, Entries: []testimage.Entry{win}}, wantErr: "unknown flavour"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -225,7 +282,7 @@ func TestSpecBuildRejects(t *testing.T) {
 }
 
 func TestBuildGivesNewDigests(t *testing.T) {
-	spec := Spec{Flavour: OCI, Entries: []Entry{{Platform: Platform{OS: "windows", Architecture: "amd64", OSVersion: OSVersion2025}}}}
+	spec := testimage.Spec{Flavour: testimage.OCI, Entries: []testimage.Entry{testimage.Windows(testimage.OSVersion2025)}}
 	a, err := spec.Build()
 	if err != nil {
 		t.Fatal(err)
@@ -241,17 +298,17 @@ func TestBuildGivesNewDigests(t *testing.T) {
 	}
 }
 
-func TestPlatformString(t *testing.T) {
+func TestEntryString(t *testing.T) {
 	cases := []struct {
-		p    Platform
+		e    testimage.Entry
 		want string
 	}{
-		{p: Platform{OS: "windows", Architecture: "amd64", OSVersion: OSVersion2019}, want: "windows/amd64 10.0.17763.6532"},
-		{p: Platform{OS: "linux", Architecture: "arm64", Variant: "v8"}, want: "linux/arm64/v8"},
+		{e: testimage.Windows(testimage.OSVersion2019), want: "windows/amd64 10.0.17763.6532"},
+		{e: testimage.Entry{OS: "linux", Arch: "arm64", Variant: "v8"}, want: "linux/arm64/v8"},
 	}
 	for _, tc := range cases {
-		if got := tc.p.String(); got != tc.want {
-			t.Errorf("%#v.String() = %q, want %q", tc.p, got, tc.want)
+		if got := tc.e.String(); got != tc.want {
+			t.Errorf("%#v.String() = %q, want %q", tc.e, got, tc.want)
 		}
 	}
 }
