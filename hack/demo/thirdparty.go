@@ -237,8 +237,8 @@ func (d *demo) reportThirdParty(ctx context.Context) error {
 		policies[string(*w.FailurePolicy)] = true
 	}
 	validating := fmt.Sprintf("  ValidatingWebhookConfiguration %s: %s\n", a.validating.Name, strings.Join(hooks, ", "))
-	fmt.Printf("\nThen the cluster-wide opt-in and template mode, on: bin/admission serves %s (TLS, a CA of the demo's), registered\n"+
-		"as the chart registers it with publish.clusterWideOptIn, publish.templates.enabled and warnings.enabled, by URL (failurePolicy %s):\n%s%s",
+	fmt.Printf("\nThen the cluster-wide opt-in and template mode on: bin/admission serves %s (TLS, a CA of the demo's),\n"+
+		"registered by URL as the chart registers it with publish.clusterWideOptIn, publish.templates.enabled and warnings.enabled (failurePolicy %s):\n%s%s",
 		a.hook.URL, strings.Join(sortedKeys(policies), ", "), mutating, validating)
 	fmt.Print(d.optIn.String())
 	return d.printOptedInPods(ctx)

@@ -81,7 +81,7 @@ func (d *demo) sets() []workloadSet {
 	// Last, so that every pod of the sets above exists before the
 	// cluster-wide opt-in is on: they keep the scheduler they were
 	// created with.
-	sets = append(sets, workloadSet{ns: optInNS, about: "the same charts with the cluster-wide opt-in and template mode on (bin/admission), below",
+	sets = append(sets, workloadSet{ns: optInNS, about: "the same charts and an ltsc2016 Deployment, with the cluster-wide opt-in and template mode on (below)",
 		throughWebhook: true})
 	return sets
 }
