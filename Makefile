@@ -68,7 +68,8 @@ FUZZ_TARGETS := ./pkg/windows:FuzzImageOf ./pkg/windows:FuzzParseKernelVersion \
                 ./pkg/imageinspect:FuzzAddressGuard ./pkg/imageinspect:FuzzTokenRealm \
                 ./pkg/imageinspect:FuzzErrorDetail \
                 ./internal/manifest:FuzzDecode \
-                ./pkg/plugins/windowsaware:FuzzDecide ./pkg/explain:FuzzReadManifests \
+                ./pkg/podneeds:FuzzDecide ./pkg/plugins/windowsaware:FuzzFilterFollowsDecision \
+                ./pkg/explain:FuzzReadManifests \
                 ./pkg/publish:FuzzPublish ./pkg/publish:FuzzParseRecord \
                 ./pkg/webhookcert:FuzzParse
 FUZZ         ?=

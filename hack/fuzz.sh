@@ -28,8 +28,8 @@
 # not the code under test, set the pace: 1,000 to 2,000 executions a second
 # per worker for the plugin's targets, and about as many for a target that
 # does nothing in the same package. Instrumenting what the targets exercise
-# runs them 8 to 15 times as fast (FuzzDecide: 34,000 a second on two
-# workers instead of 2,500). This script builds each
+# runs them 8 to 15 times as fast (FuzzFilterFollowsDecision: 34,000 a
+# second on two workers instead of 2,500). This script builds each
 # package's test binary with the instrumentation go test -fuzz uses
 # (-d=libfuzzer) on the packages whose branches the targets exercise (ours,
 # and the parsers they feed their input to; INSTRUMENT) and runs the

@@ -28,4 +28,8 @@ limitations under the License.
 // The compatibility rules themselves (what a tag names, which host build
 // runs which image build) live in package windows; this package feeds them
 // from pods and nodes.
+//
+// Its rules are tested here, through its own API (New, Decide and the
+// Decision's methods), not through the programs that ask it: those test
+// what they do with a decision.
 package podneeds

@@ -73,7 +73,7 @@ func warmIndexPod(tb testing.TB, entries int) (*WindowsAware, *v1.Pod) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if d := rp.pl.Decide(p); d.Conflict() != "" || len(d.Images()) != 1 || len(d.Images()[0].Platforms) != max(entries, 1) {
+	if d := rp.pl.decider.Decide(p, rp.pl.facts(true)); d.Conflict() != "" || len(d.Images()) != 1 || len(d.Images()[0].Platforms) != max(entries, 1) {
 		tb.Fatalf("decision %+v, want one image of %d platforms", d, max(entries, 1))
 	}
 	return rp.pl, p

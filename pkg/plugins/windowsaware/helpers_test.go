@@ -47,7 +47,6 @@ const (
 	img1809     = "mcr.microsoft.com/dotnet/aspnet:8.0-nanoserver-1809"
 	img2022     = "mcr.microsoft.com/windows/nanoserver:ltsc2022"
 	img2025     = "mcr.microsoft.com/windows/server:ltsc2025"
-	imgIIS2019  = "mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2019"
 	imgWinNoTag = "mcr.microsoft.com/dotnet/framework/aspnet:4.8" // a manifest list: no build
 	imgNano     = "golang:1.22-nanoserver"                        // Windows, no build
 )

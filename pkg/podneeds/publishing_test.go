@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package windowsaware
+package podneeds_test
 
 import (
 	"testing"
@@ -32,22 +32,22 @@ import (
 // tolerations and whether the pod waits for a registry.
 
 func TestHostBuildsOfDecision(t *testing.T) {
-	pl, _ := newWindowsAware(defaultArgs())
+	dr := decider(t)
 	tests := []struct {
 		name      string
 		pod       *v1.Pod
 		want      []string
 		wantEvery bool
 	}{
-		{name: "ltsc2019", pod: pod(img2019).Obj(), want: []string{"10.0.17763"}},
-		{name: "ltsc2022", pod: pod(img2022).Obj(), want: []string{"10.0.20348", "10.0.25398", "10.0.26100"}}, // 23H2 hosts run ltsc2022 images
-		{name: "HostProcess: any build", pod: hostProcess(pod(img2019)), wantEvery: true},
-		{name: "Windows without a build: any build", pod: pod(imgNano).Obj(), wantEvery: true},
-		{name: "conflict: none", pod: pod(img2019, img2022).Obj()},
+		{name: "ltsc2019", pod: pod(img2019), want: []string{"10.0.17763"}},
+		{name: "ltsc2022", pod: pod(img2022), want: []string{"10.0.20348", "10.0.25398", "10.0.26100"}}, // 23H2 hosts run ltsc2022 images
+		{name: "HostProcess: any build", pod: fixture.HostProcess(pod(img2019)), wantEvery: true},
+		{name: "Windows without a build: any build", pod: pod(imgNano), wantEvery: true},
+		{name: "conflict: none", pod: pod(img2019, img2022)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := pl.Decide(tt.pod)
+			d := dr.Decide(tt.pod, nil)
 			builds, every := d.HostBuilds()
 			var got []string
 			if !every {
@@ -65,31 +65,31 @@ func TestHostBuildsOfDecision(t *testing.T) {
 func TestOSTolerations(t *testing.T) {
 	tests := []struct {
 		name string
-		args *config.WindowsAwareArgs
+		args func(*config.WindowsAwareArgs)
 		pod  *v1.Pod
 		want []v1.Toleration
 	}{
-		{name: "windows pod, default keys", args: defaultArgs(), pod: pod(img2019).Obj(), want: []v1.Toleration{
+		{name: "windows pod, default keys", pod: pod(img2019), want: []v1.Toleration{
 			{Key: "os", Operator: v1.TolerationOpEqual, Value: "windows", Effect: v1.TaintEffectNoSchedule},
 			{Key: "os", Operator: v1.TolerationOpEqual, Value: "Windows", Effect: v1.TaintEffectNoSchedule},
 			{Key: "node.kubernetes.io/os", Operator: v1.TolerationOpEqual, Value: "windows", Effect: v1.TaintEffectNoSchedule},
 			{Key: "node.kubernetes.io/os", Operator: v1.TolerationOpEqual, Value: "Windows", Effect: v1.TaintEffectNoSchedule},
 		}},
-		{name: "linux pod", args: defaultArgs(func(a *config.WindowsAwareArgs) { a.OSTaints.Keys = []string{"os"} }), pod: pod(imgLinux).Obj(), want: []v1.Toleration{
+		{name: "linux pod", args: func(a *config.WindowsAwareArgs) { a.OSTaints.Keys = []string{"os"} }, pod: pod(imgLinux), want: []v1.Toleration{
 			{Key: "os", Operator: v1.TolerationOpEqual, Value: "linux", Effect: v1.TaintEffectNoSchedule},
 			{Key: "os", Operator: v1.TolerationOpEqual, Value: "Linux", Effect: v1.TaintEffectNoSchedule},
 		}},
-		{name: "tolerate off", args: defaultArgs(func(a *config.WindowsAwareArgs) { a.OSTaints.Tolerate = false }), pod: pod(img2019).Obj()},
-		{name: "defaultOS any: no OS, no toleration", args: defaultArgs(func(a *config.WindowsAwareArgs) { a.DefaultOS = config.OSAny }), pod: pod(imgLinux).Obj()},
-		{name: "conflict: none", args: defaultArgs(), pod: pod(img2019, img2022).Obj()},
+		{name: "tolerate off", args: func(a *config.WindowsAwareArgs) { a.OSTaints.Tolerate = false }, pod: pod(img2019)},
+		{name: "defaultOS any: no OS, no toleration", args: func(a *config.WindowsAwareArgs) { a.DefaultOS = config.OSAny }, pod: pod(imgLinux)},
+		{name: "conflict: none", pod: pod(img2019, img2022)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pl, err := newWindowsAware(tt.args)
-			if err != nil {
-				t.Fatal(err)
+			var mutate []func(*config.WindowsAwareArgs)
+			if tt.args != nil {
+				mutate = append(mutate, tt.args)
 			}
-			d := pl.Decide(tt.pod)
+			d := decider(t, mutate...).Decide(tt.pod, nil)
 			got := d.OSTolerations()
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("OSTolerations (-want +got):\n%s", diff)
@@ -103,8 +103,7 @@ func TestOSTolerations(t *testing.T) {
 // of the pod's OS; so writing them never lets a pod past a taint the
 // scheduler would hold it off with.
 func TestOSTolerationsNoWiderThanImplicit(t *testing.T) {
-	pl, _ := newWindowsAware(defaultArgs())
-	d := pl.Decide(pod(img2019).Obj())
+	d := decider(t).Decide(pod(img2019), nil)
 	written := d.OSTolerations()
 	for _, key := range []string{"os", "node.kubernetes.io/os", "sku", "example.com/gpu"} {
 		for _, value := range []string{"windows", "Windows", "WINDOWS", "linux", "true"} {

@@ -17,28 +17,26 @@ limitations under the License.
 package windowsaware
 
 import (
-	"cmp"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
-
-	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
-// FuzzDecide generates pods (images, .spec.os, HostProcess, OS and build
-// selectors) and nodes (OS, build label, kernel version), and holds the
-// decision to what the scheduling cycle does with it:
+// FuzzFilterFollowsDecision generates pods (images, .spec.os, HostProcess,
+// OS and build selectors) and nodes (OS, build label, kernel version), and
+// holds the scheduling cycle to the decider's decision (the decision's own
+// rules are package podneeds' FuzzDecide's):
 //
-//   - deciding never panics;
-//   - a conflict is exactly a PreFilter rejection;
-//   - on every node, the decision's verdict (read from the node's labels)
-//     equals PreFilter then Filter (read from the node class table), and a
-//     node of another OS than the decided one never fits.
-func FuzzDecide(f *testing.F) {
+//   - a conflict is exactly a PreFilter rejection, with its message;
+//   - on every node, PreFilter then Filter (which read the node class
+//     table) let the pod through where the decision (read from the node's
+//     labels) runs it, and reject it elsewhere with the decision's reason.
+func FuzzFilterFollowsDecision(f *testing.F) {
 	f.Add(img2019, "", "", uint8(0), false, "", "", "windows", "10.0.17763", "10.0.17763.1")
 	f.Add(img2022, imgLinux, "", uint8(1), false, "", "", "windows", "10.0.26100", "")
 	f.Add(imgNano, "", "", uint8(2), false, "windows", "10.0.20348", "Windows", "", "10.0.20348.5")
@@ -89,36 +87,30 @@ func FuzzDecide(f *testing.F) {
 
 		pl, h := classedPlugin(t)
 		h.OnAdd(node, true)
-		d := pl.Decide(pod)
-		fits, reason := d.RunsOn(node)
+		d := pl.decider.Decide(pod, nil)
+		runs, reason := d.RunsOn(node)
 
 		state := newState()
 		_, status := pl.PreFilter(context.Background(), state, pod, []fwk.NodeInfo{nodeInfo(node)})
 		if d.Conflict() != "" {
 			if status.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(status.Message(), d.Conflict()) {
-				t.Fatalf("Decide found a conflict (%s), PreFilter returned %v", d.Conflict(), status)
-			}
-			if fits {
-				t.Fatalf("a conflicting pod fits a node")
+				t.Fatalf("the decision is a conflict (%s), PreFilter returned %v", d.Conflict(), status)
 			}
 			return
 		}
-		var cycleFits bool
+		var filtered *fwk.Status
 		switch {
 		case status.Code() == fwk.Skip:
-			cycleFits = true
 		case status.IsSuccess():
-			cycleFits = pl.Filter(context.Background(), state, pod, nodeInfo(node)).IsSuccess()
+			filtered = pl.Filter(context.Background(), state, pod, nodeInfo(node))
 		default:
-			t.Fatalf("Decide found no conflict, PreFilter returned %v", status)
+			t.Fatalf("the decision is no conflict, PreFilter returned %v", status)
 		}
-		if fits != cycleFits {
-			t.Fatalf("Decide says fits=%v (%s), the cycle says %v; decision %+v", fits, reason, cycleFits, d)
+		if filtered.IsSuccess() != runs {
+			t.Fatalf("the decision says runs=%v (%s), the cycle says %v; decision %+v", runs, reason, filtered, d)
 		}
-		// A node with no OS label is a Linux node, as every kubelet would
-		// have labelled it.
-		if os := cmp.Or(podneeds.NodeOS(node), "linux"); fits && d.OS() != "" && !strings.EqualFold(os, d.OS()) {
-			t.Fatalf("a %s pod fits a node of OS %q", d.OS(), podneeds.NodeOS(node))
+		if !runs && (filtered.Code() != fwk.UnschedulableAndUnresolvable || !slices.Equal(filtered.Reasons(), []string{reason})) {
+			t.Fatalf("Filter = %v, want UnschedulableAndUnresolvable with the decision's reason %q", filtered, reason)
 		}
 	})
 }
