@@ -345,6 +345,12 @@ func (e *Explainer) judgeUpgrade(wp *WorkloadPlan, d *podneeds.Decision, pod *v1
 		wp.Images = append(wp.Images, ui)
 	}
 	switch fit := d.Verdict(host); {
+	case !rebuild && len(unknown) > 0 && d.OSSource() == podneeds.SourceDefault:
+		// The OS is the profile's default, not the pod's or its images':
+		// a pod whose pods run on Windows nodes was placed there by what
+		// its registry told the scheduler, which the plan does not know.
+		wp.Verdict = VerdictUnknown
+		wp.Reason = fmt.Sprintf("image %s: %s", strings.Join(unknown, ", "), wp.Images[slices.IndexFunc(wp.Images, func(i UpgradeImage) bool { return i.Verdict == VerdictUnknown })].Reason)
 	case fit != windows.Fits || rebuild:
 		wp.Verdict = VerdictRebuild
 		if !rebuild {

@@ -44,6 +44,9 @@ const (
 	img2025 = "mcr.microsoft.com/windows/servercore:ltsc2025"
 	imgHP   = "mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image:v1.0.0"
 	imgNone = "contoso/orders-api:1.4.2"
+	// imgInventory names no build, and its pods declare no OS: the
+	// scheduler placed them on Windows by what their registry told it.
+	imgInventory = "contoso/inventory:2.0"
 )
 
 // upgradeCluster is a cluster with a Linux pool, two Windows Server 2019
@@ -90,6 +93,7 @@ func upgradeCluster() ([]*v1.Node, []*Workload) {
 		workload("Deployment", "iis22", nil, []string{img2022}, "w22-1"),
 		workload("DaemonSet", "proxy", hostProcess, []string{imgHP}, "w19-1", "w19-2", "w19b-1", "w22-1"),
 		workload("Deployment", "orders", windowsOS, []string{imgNone}, "w22-1"),
+		workload("Deployment", "inventory", nil, []string{imgInventory}, "w22-1"),
 		workload("Deployment", "nginx", nil, []string{"nginx:1.27"}, "lin-1"),
 		{Kind: "Pod", Namespace: "web", Name: "report", Template: pending, Admitted: true, Pods: []*v1.Pod{pending}},
 	}
@@ -141,6 +145,7 @@ func TestPlanUpgrade(t *testing.T) {
 				{"Deployment iis22", "ready", "tag"},
 				{"DaemonSet proxy", "ready", "hostProcess"},
 				{"Deployment orders", "unknown", "image " + imgNone + ": its tag names no Windows build: --resolve asks its registry"},
+				{"Deployment inventory", "unknown", "image " + imgInventory + ": its tag names no Windows build: --resolve asks its registry"},
 				{"Pod report", "rebuild", img2025 + " → mcr.microsoft.com/windows/servercore:ltsc2022"},
 			},
 			wantBlocking: []string{"iis19-a", "iis19-b"},
@@ -153,6 +158,7 @@ func TestPlanUpgrade(t *testing.T) {
 				{"Deployment iis22", "ready", "tag"},
 				{"DaemonSet proxy", "ready", "hostProcess"},
 				{"Deployment orders", "unknown", "image " + imgNone + ": its tag names no Windows build: --resolve asks its registry"},
+				{"Deployment inventory", "unknown", "image " + imgInventory + ": its tag names no Windows build: --resolve asks its registry"},
 				{"Pod report", "ready", "tag"},
 			},
 			wantBlocking: []string{"iis19-a", "iis19-b"},
@@ -178,6 +184,7 @@ func TestPlanUpgrade(t *testing.T) {
 				{"Deployment iis22", "ready", "tag"},
 				{"DaemonSet proxy", "ready", "hostProcess"},
 				{"Deployment orders", "unknown", "image " + imgNone + ": its tag names no Windows build: --resolve asks its registry"},
+				{"Deployment inventory", "unknown", "image " + imgInventory + ": its tag names no Windows build: --resolve asks its registry"},
 				{"Pod report", "ready", "tag"},
 			},
 			wantLands: []string{"report"},
@@ -258,7 +265,7 @@ func TestPlanUpgradeSummaryAndOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := UpgradeSummary{Ready: 2, Rebuild: 2, Unknown: 1, Blocking: 2, Namespaces: []NamespaceSummary{{Namespace: "web", Ready: 2, Rebuild: 2, Unknown: 1}}}
+	want := UpgradeSummary{Ready: 2, Rebuild: 2, Unknown: 2, Blocking: 2, Namespaces: []NamespaceSummary{{Namespace: "web", Ready: 2, Rebuild: 2, Unknown: 2}}}
 	if diff := cmp.Diff(want, plan.Summary); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
 	}
@@ -274,13 +281,13 @@ func TestPlanUpgradeSummaryAndOutput(t *testing.T) {
 		img2019 + " has 10.0.17763 (ltsc2019) only: use mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022",
 		img2025 + " has 10.0.26100 (ltsc2025) only: use mcr.microsoft.com/windows/servercore:ltsc2022",
 		"web/iis19-a   w19-1  Deployment iis19  " + img2019 + " has 10.0.17763 (ltsc2019) only; no node that stays at its build runs it",
-		"5 workload(s): 2 ready, 2 need a rebuild, 1 unknown; 2 pod(s) block draining",
+		"6 workload(s): 2 ready, 2 need a rebuild, 2 unknown; 2 pod(s) block draining",
 	} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
 		}
 	}
-	for _, want := range []string{"| web | 2 | 2 | 1 |", "- Deployment `web/iis19`:", "- `web/iis19-a` on `w19-1` (Deployment iis19)"} {
+	for _, want := range []string{"| web | 2 | 2 | 2 |", "- Deployment `web/iis19`:", "- `web/iis19-a` on `w19-1` (Deployment iis19)"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}

@@ -62,6 +62,10 @@ func (e *Explainer) WhatIf(ctx context.Context, pool []*v1.Node, target windows.
 	for _, n := range simulated {
 		byName[n.Name] = n
 	}
+	now := make(map[string]*v1.Node, len(pool))
+	for _, n := range pool {
+		now[n.Name] = n
+	}
 	before, after := GroupNodes(pool), GroupNodes(simulated)
 	for _, wl := range workloads {
 		name := wl.Kind + " " + wl.Name
@@ -71,6 +75,13 @@ func (e *Explainer) WhatIf(ctx context.Context, pool []*v1.Node, target windows.
 			}
 			if node := byName[p.Spec.NodeName]; node != nil {
 				d, _, _ := e.decideFor(ctx, p, true)
+				if runs, _ := d.RunsOn(now[p.Spec.NodeName]); !runs {
+					// By what the plan knows the pod runs on none of the
+					// pool's builds (its registry told the scheduler what
+					// the plan was not told): the plan lists it as
+					// unknown, and the upgrade is not what breaks it.
+					continue
+				}
 				if fits, reason := d.RunsOn(node); !fits {
 					w.Breaks = append(w.Breaks, PodPlan{Namespace: p.Namespace, Name: p.Name, Node: p.Spec.NodeName, Workload: name,
 						Reason: e.breakReason(d, reason, target)})
