@@ -24,6 +24,7 @@ import (
 	_ "github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
 	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+	"github.com/windows-aware/windows-aware/pkg/plugins/windowsawarepreemption"
 )
 
 // Plugins registers the out-of-tree plugins beside the in-tree ones, for
@@ -32,5 +33,6 @@ func Plugins() []app.Option {
 	return []app.Option{
 		app.WithPlugin(windowsaware.Name, windowsaware.New),
 		app.WithPlugin(ostainttoleration.Name, ostainttoleration.New),
+		app.WithPlugin(windowsawarepreemption.Name, windowsawarepreemption.New),
 	}
 }

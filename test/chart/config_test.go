@@ -191,12 +191,16 @@ func TestShippedConfigs(t *testing.T) {
 			if !contains(names(&wa.PreFilter), "WindowsAware") {
 				t.Errorf("windows-aware prefilters %v lack WindowsAware", names(&wa.PreFilter))
 			}
-			// WindowsAware's PostFilter only reports; the stock PostFilters
-			// (preemption) run first, so that a pod they place is never
-			// reported.
+			// WindowsAware's PostFilter only reports; preemption runs first,
+			// so that a pod it places is never reported. Preemption is
+			// WindowsAwarePreemption, in DefaultPreemption's place at every
+			// extension point.
 			if postFilters := names(&wa.PostFilter); len(postFilters) < 2 || postFilters[len(postFilters)-1] != "WindowsAware" ||
-				!contains(postFilters, "DefaultPreemption") {
-				t.Errorf("windows-aware postFilters = %v, want DefaultPreemption and then WindowsAware last", postFilters)
+				!contains(postFilters, "WindowsAwarePreemption") || contains(postFilters, "DefaultPreemption") {
+				t.Errorf("windows-aware postFilters = %v, want WindowsAwarePreemption (no DefaultPreemption) and then WindowsAware last", postFilters)
+			}
+			if preEnqueue := names(&wa.PreEnqueue); !contains(preEnqueue, "WindowsAwarePreemption") || contains(preEnqueue, "DefaultPreemption") {
+				t.Errorf("windows-aware preEnqueue = %v, want WindowsAwarePreemption and no DefaultPreemption", preEnqueue)
 			}
 			if w := weight(&wa.Score, "WindowsAware"); w != 5 {
 				t.Errorf("WindowsAware score weight = %d, want 5", w)
@@ -259,6 +263,8 @@ func TestBadArgsStopTheScheduler(t *testing.T) {
 		{name: "NoExecute taint effect", edit: [2]string{`effects: ["NoSchedule"]`, `effects: ["NoSchedule", "NoExecute"]`}, field: "osTaints.effects[1]"},
 		{name: "no keys", edit: [2]string{`keys: ["os", "node.kubernetes.io/os"]`, `keys: []`}, field: "osTaints.keys"},
 		{name: "resolution without registries", edit: [2]string{"defaultOS: linux", "defaultOS: linux\n          imageResolution: {scope: Windows}"}, field: "imageResolution.registries"},
+		{name: "bad preemption args", edit: [2]string{"    pluginConfig:\n", "    pluginConfig:\n      - name: WindowsAwarePreemption\n        args: {minCandidateNodesPercentage: 101}\n"}, field: "minCandidateNodesPercentage"},
+		{name: "misspelt preemption field", edit: [2]string{"    pluginConfig:\n", "    pluginConfig:\n      - name: WindowsAwarePreemption\n        args: {minCandidateNodesPercent: 5}\n"}, field: "minCandidateNodesPercent"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := setup(t, shipped(t, replaceConfig, tc.edit))

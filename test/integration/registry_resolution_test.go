@@ -232,9 +232,12 @@ func resolutionProfile(name string, resolution map[string]any) string {
     plugins:
       multiPoint:
         enabled:
+          - name: WindowsAwarePreemption
           - name: WindowsAware
             weight: 5
           - name: OSTaintToleration
+        disabled:
+          - name: DefaultPreemption
       preFilter:
         enabled:
           - name: WindowsAware

@@ -30,6 +30,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+	"github.com/windows-aware/windows-aware/pkg/plugins/windowsawarepreemption"
 )
 
 // builds counts the plugins' instances the scheduler of the running
@@ -38,7 +39,7 @@ import (
 // them: a merge that lost them would otherwise pass unnoticed, the
 // workloads being ones the stock scheduler passes.
 type builds struct {
-	windowsAware, osTaintToleration atomic.Int32
+	windowsAware, osTaintToleration, preemption atomic.Int32
 }
 
 // registry is what cmd/scheduler adds to the in-tree plugins, counted.
@@ -50,8 +51,9 @@ func (c *builds) registry() frameworkruntime.Registry {
 		}
 	}
 	return frameworkruntime.Registry{
-		windowsaware.Name:      count(&c.windowsAware, windowsaware.New),
-		ostainttoleration.Name: count(&c.osTaintToleration, ostainttoleration.New),
+		windowsaware.Name:           count(&c.windowsAware, windowsaware.New),
+		ostainttoleration.Name:      count(&c.osTaintToleration, ostainttoleration.New),
+		windowsawarepreemption.Name: count(&c.preemption, windowsawarepreemption.New),
 	}
 }
 
@@ -60,17 +62,19 @@ func (c *builds) registry() frameworkruntime.Registry {
 func (c *builds) reset() {
 	c.windowsAware.Store(0)
 	c.osTaintToleration.Store(0)
+	c.preemption.Store(0)
 }
 
 // check holds the count to the variant once the workload's scheduler runs:
-// both plugins built in the windows-aware variant, neither in the stock
+// the three plugins built in the windows-aware variant, none in the stock
 // one.
 func (c *builds) check(tCtx ktesting.TContext, variant string) error {
-	wa, ost := c.windowsAware.Load(), c.osTaintToleration.Load()
-	tCtx.Logf("variant %s: %s built %d times, %s %d times", variant, windowsaware.Name, wa, ostainttoleration.Name, ost)
-	if want := variant == WindowsAware; (wa > 0) != want || (ost > 0) != want {
-		return fmt.Errorf("variant %s: the scheduler built %s %d times and %s %d times", variant,
-			windowsaware.Name, wa, ostainttoleration.Name, ost)
+	wa, ost, pre := c.windowsAware.Load(), c.osTaintToleration.Load(), c.preemption.Load()
+	tCtx.Logf("variant %s: %s built %d times, %s %d times, %s %d times", variant,
+		windowsaware.Name, wa, ostainttoleration.Name, ost, windowsawarepreemption.Name, pre)
+	if want := variant == WindowsAware; (wa > 0) != want || (ost > 0) != want || (pre > 0) != want {
+		return fmt.Errorf("variant %s: the scheduler built %s %d times, %s %d times and %s %d times", variant,
+			windowsaware.Name, wa, ostainttoleration.Name, ost, windowsawarepreemption.Name, pre)
 	}
 	return nil
 }

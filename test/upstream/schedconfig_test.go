@@ -30,6 +30,7 @@ import (
 	waconfig "github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+	"github.com/windows-aware/windows-aware/pkg/plugins/windowsawarepreemption"
 )
 
 // shippedConfig is the configuration whose windows-aware profile every
@@ -210,6 +211,11 @@ func checkProfile(t *testing.T, p config.KubeSchedulerProfile, want *waconfig.Wi
 	}
 	if slices.ContainsFunc(pl.Filter.Enabled, named("TaintToleration")) {
 		t.Errorf("profile %s: TaintToleration still at Filter", p.SchedulerName)
+	}
+	// Preemption is WindowsAwarePreemption, DefaultPreemption disabled.
+	if !slices.ContainsFunc(pl.MultiPoint.Enabled, named(windowsawarepreemption.Name)) ||
+		slices.ContainsFunc(pl.MultiPoint.Enabled, named("DefaultPreemption")) {
+		t.Errorf("profile %s: MultiPoint %v, want %s and no DefaultPreemption", p.SchedulerName, names(pl.MultiPoint.Enabled), windowsawarepreemption.Name)
 	}
 	// Score weights stay at MultiPoint, which the framework expands.
 	if i := slices.IndexFunc(pl.MultiPoint.Enabled, named(windowsaware.Name)); i < 0 || pl.MultiPoint.Enabled[i].Weight != 5 {

@@ -35,9 +35,15 @@ profiles:
     plugins:
       multiPoint:
         enabled:
+          # DefaultPreemption, with the preemptor activated as soon as its
+          # asynchronous preemption ends (kubernetes/kubernetes#141694);
+          # first, so that it runs before WindowsAware's PostFilter.
+          - name: WindowsAwarePreemption
           - name: WindowsAware
             weight: {{ .Values.scoreWeight }}
           - name: OSTaintToleration
+        disabled:
+          - name: DefaultPreemption
       # Listed again at PreFilter and Filter so that they run first: a node
       # of the wrong OS or build is rejected before the resource, volume and
       # affinity filters look at it.

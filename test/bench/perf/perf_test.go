@@ -60,6 +60,7 @@ import (
 	_ "github.com/windows-aware/windows-aware/pkg/apis/config/scheme" // WindowsAwareArgs in the scheduler's scheme
 	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+	"github.com/windows-aware/windows-aware/pkg/plugins/windowsawarepreemption"
 	"github.com/windows-aware/windows-aware/test/bench/schedcpu"
 )
 
@@ -78,8 +79,9 @@ func TestMain(m *testing.M) {
 // registry is what cmd/scheduler adds to the in-tree plugins.
 func registry() frameworkruntime.Registry {
 	return frameworkruntime.Registry{
-		windowsaware.Name:      windowsaware.New,
-		ostainttoleration.Name: ostainttoleration.New,
+		windowsaware.Name:           windowsaware.New,
+		ostainttoleration.Name:      ostainttoleration.New,
+		windowsawarepreemption.Name: windowsawarepreemption.New,
 	}
 }
 

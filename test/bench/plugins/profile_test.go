@@ -44,6 +44,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/synthetic"
 	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
+	"github.com/windows-aware/windows-aware/pkg/plugins/windowsawarepreemption"
 )
 
 // profileFrameworks builds the whole profiles of the shipped configuration,
@@ -70,7 +71,8 @@ func profileFrameworks(ctx context.Context, path string, nodes []*v1.Node) (map[
 			}
 			return p, err
 		},
-		ostainttoleration.Name: ostainttoleration.New,
+		ostainttoleration.Name:      ostainttoleration.New,
+		windowsawarepreemption.Name: windowsawarepreemption.New,
 	}); err != nil {
 		return nil, nil, err
 	}
