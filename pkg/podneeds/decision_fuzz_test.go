@@ -27,42 +27,6 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
-// fuzzedPod is the pod of FuzzDecide's input: its images, .spec.os (by
-// osChoice: none, linux, windows, none), HostProcess (with img1 alone), and
-// OS and build selectors.
-func fuzzedPod(img1, img2, initImg string, osChoice uint8, hostProc bool, selOS, selBuild string) *v1.Pod {
-	var images []string
-	for _, img := range []string{img1, img2} {
-		if img != "" {
-			images = append(images, img)
-		}
-	}
-	p := pod(images...)
-	if initImg != "" {
-		p.Spec.InitContainers = []v1.Container{{Name: "init", Image: initImg}}
-	}
-	switch osChoice % 4 {
-	case 1:
-		p.Spec.OS = &v1.PodOS{Name: v1.Linux}
-	case 2:
-		p.Spec.OS = &v1.PodOS{Name: v1.Windows}
-	}
-	if hostProc {
-		p = fixture.HostProcess(pod(img1))
-	}
-	selector := map[string]string{}
-	if selOS != "" {
-		selector[v1.LabelOSStable] = selOS
-	}
-	if selBuild != "" {
-		selector[v1.LabelWindowsBuild] = selBuild
-	}
-	if len(selector) > 0 {
-		p.Spec.NodeSelector = selector
-	}
-	return p
-}
-
 // fuzzedNode is a node with the labels of FuzzDecide's input, and no
 // others: built by hand, since no kubelet writes most of them.
 func fuzzedNode(osLabel, buildLabel, kernel string) *v1.Node {
@@ -96,7 +60,7 @@ func FuzzDecide(f *testing.F) {
 	f.Add("mcr.microsoft.com/windows/servercore:10.0.20344.1", "servercore1809", ":::", uint8(3), false, "", "10.0.17763", "", "10.0.17763", "10.0.17763.99")
 	dr := decider(f)
 	f.Fuzz(func(t *testing.T, img1, img2, initImg string, osChoice uint8, hostProc bool, selOS, selBuild, nodeOSLabel, nodeBuildLabel, kernel string) {
-		pod := fuzzedPod(img1, img2, initImg, osChoice, hostProc, selOS, selBuild)
+		pod := fixture.FuzzedPod("", img1, img2, initImg, osChoice, hostProc, selOS, selBuild)
 		node := fuzzedNode(nodeOSLabel, nodeBuildLabel, kernel)
 
 		d := dr.Decide(pod, nil)

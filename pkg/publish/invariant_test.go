@@ -243,35 +243,7 @@ func FuzzPublish(f *testing.F) {
 	nodes := invariantNodes()
 	p := newPublisher(f)
 	f.Fuzz(func(t *testing.T, img1, img2, initImg string, osChoice uint8, hostProc bool, selOS, selBuild string, tolerateOS bool) {
-		var images []string
-		for _, img := range []string{img1, img2} {
-			if img != "" {
-				images = append(images, img)
-			}
-		}
-		pod := podOf(images...)
-		if initImg != "" {
-			pod.Spec.InitContainers = []v1.Container{{Name: "init", Image: initImg}}
-		}
-		switch osChoice % 3 {
-		case 1:
-			pod.Spec.OS = &v1.PodOS{Name: v1.Linux}
-		case 2:
-			pod.Spec.OS = &v1.PodOS{Name: v1.Windows}
-		}
-		if hostProc {
-			pod = fixture.HostProcess(pod)
-		}
-		selector := map[string]string{}
-		if selOS != "" {
-			selector[v1.LabelOSStable] = selOS
-		}
-		if selBuild != "" {
-			selector[v1.LabelWindowsBuild] = selBuild
-		}
-		if len(selector) > 0 {
-			pod.Spec.NodeSelector = selector
-		}
+		pod := fixture.FuzzedPod(profile, img1, img2, initImg, osChoice, hostProc, selOS, selBuild)
 		if tolerateOS {
 			pod.Spec.Tolerations = []v1.Toleration{{Key: "os", Operator: v1.TolerationOpExists}}
 		}

@@ -25,6 +25,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
+
+	"github.com/windows-aware/windows-aware/internal/fixture"
 )
 
 // FuzzFilterFollowsDecision generates pods (images, .spec.os, HostProcess,
@@ -44,35 +46,8 @@ func FuzzFilterFollowsDecision(f *testing.F) {
 	f.Add("ghcr.io/acme/app:1.0-windows", img1809, "x:ltsc2019-1809", uint8(1), false, "linux", "banana", "windows", "banana", "")
 	f.Add("mcr.microsoft.com/windows/servercore:10.0.20344.1", "servercore1809", ":::", uint8(3), false, "", "10.0.17763", "", "10.0.17763", "10.0.17763.99")
 	f.Fuzz(func(t *testing.T, img1, img2, initImg string, osChoice uint8, hostProc bool, selOS, selBuild, nodeOSLabel, nodeBuildLabel, kernel string) {
-		p := st.MakePod().Name("p").Namespace("ns").UID("p")
-		for _, img := range []string{img1, img2} {
-			if img != "" {
-				p = p.Container(img)
-			}
-		}
-		pod := p.Obj()
-		if initImg != "" {
-			pod.Spec.InitContainers = []v1.Container{{Name: "init", Image: initImg}}
-		}
-		switch osChoice % 4 {
-		case 1:
-			pod.Spec.OS = &v1.PodOS{Name: v1.Linux}
-		case 2:
-			pod.Spec.OS = &v1.PodOS{Name: v1.Windows}
-		}
-		if hostProc {
-			pod = hostProcess(st.MakePod().Name("p").Namespace("ns").UID("p").Container(img1))
-		}
-		selector := map[string]string{}
-		if selOS != "" {
-			selector[v1.LabelOSStable] = selOS
-		}
-		if selBuild != "" {
-			selector[v1.LabelWindowsBuild] = selBuild
-		}
-		if len(selector) > 0 {
-			pod.Spec.NodeSelector = selector
-		}
+		pod := fixture.FuzzedPod("", img1, img2, initImg, osChoice, hostProc, selOS, selBuild)
+		pod.Namespace, pod.UID = "ns", "p"
 
 		labels := map[string]string{}
 		if nodeOSLabel != "" {
