@@ -93,11 +93,12 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 // Name returns the plugin's name.
 func (pl *WindowsAwarePreemption) Name() string { return Name }
 
-// PreEnqueue is DefaultPreemption's (watchers.gate). When it holds the pod, a watcher makes
-// sure the pod is activated once the preemption it waits for has ended,
-// whether or not an event comes to requeue it. PreEnqueue runs under the
-// scheduling queue's lock: the watcher is started, never waited for, and
-// it is the watcher, later and outside the lock, that calls Activate.
+// PreEnqueue is DefaultPreemption's (watchers.gate). When it holds the
+// pod, a watcher makes sure the pod is activated once the preemption it
+// waits for has ended, whether or not an event comes to requeue it.
+// PreEnqueue runs under the scheduling queue's lock: the watcher is
+// started, never waited for, and it is the watcher, later and outside the
+// lock, that calls Activate.
 func (pl *WindowsAwarePreemption) PreEnqueue(ctx context.Context, p *v1.Pod) *fwk.Status {
 	status := pl.watchers.gate(ctx, p)
 	if !status.IsSuccess() {
@@ -127,7 +128,7 @@ func decodeArgs(obj runtime.Object) (*schedconfig.DefaultPreemptionArgs, error) 
 			return a, nil
 		}
 	case *runtime.Unknown:
-		if len(a.Raw) > 0 {
+		if a != nil && len(a.Raw) > 0 {
 			raw = a.Raw
 		}
 	default:
