@@ -102,5 +102,5 @@ func (r *resolutionEnv) startBuildsChangedScheduler() {
 		"credentials": map[string]any{"dockerConfigFile": dockerConfig},
 		"cache":       map[string]any{"tagTTL": buildsChangedTagTTL.String()},
 	}
-	r.startResolvingScheduler("scheduler-builds-changed", dir, resolutionProfile(profileBuildsChanged, resolution))
+	r.runScheduler("scheduler-builds-changed", dir, r.c.SchedulerKubeconfig, resolutionProfile(profileBuildsChanged, resolution))
 }

@@ -54,6 +54,16 @@ func newScraper(t *testing.T, c *controlplane.Cluster) *scraper {
 // scrape returns the metric families of one scheduler or webhook process.
 func (s *scraper) scrape(p *localproc.Process) map[string]*dto.MetricFamily {
 	s.t.Helper()
+	families, err := s.tryScrape(p)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return families
+}
+
+// tryScrape is scrape for a caller that polls: a process just started
+// answers 403 until its delegated authentication has loaded the client CA.
+func (s *scraper) tryScrape(p *localproc.Process) (map[string]*dto.MetricFamily, error) {
 	port := ""
 	for _, a := range p.Args {
 		// A scheduler's secure port, or the admission webhook's.
@@ -65,17 +75,17 @@ func (s *scraper) scrape(p *localproc.Process) map[string]*dto.MetricFamily {
 	}
 	resp, err := s.client.Get(fmt.Sprintf("https://127.0.0.1:%s/metrics", port))
 	if err != nil {
-		s.t.Fatalf("scraping %s: %v", p.Name, err)
+		return nil, fmt.Errorf("scraping %s: %w", p.Name, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		s.t.Fatalf("scraping %s: %s", p.Name, resp.Status)
+		return nil, fmt.Errorf("scraping %s: %s", p.Name, resp.Status)
 	}
 	families, err := testutil.TextToMetricFamilies(resp.Body)
 	if err != nil {
-		s.t.Fatalf("parsing the metrics of %s: %v", p.Name, err)
+		return nil, fmt.Errorf("parsing the metrics of %s: %w", p.Name, err)
 	}
-	return families
+	return families, nil
 }
 
 // counter is the value of a counter's series, 0 when it has none yet.
@@ -140,4 +150,14 @@ func TestMetricsOnTheSchedulersEndpoint(t *testing.T) {
 	if rise := histogramCount(after, "windows_aware_prefilter_nodes_named") - histogramCount(before, "windows_aware_prefilter_nodes_named"); rise < 1 {
 		t.Errorf("windows_aware_prefilter_nodes_named observed %d more lists, want at least 1 (the Windows pod's)", rise)
 	}
+}
+
+// gauge is the value of a gauge's series, 0 when it has none yet.
+func gauge(families map[string]*dto.MetricFamily, name string, labels map[string]string) float64 {
+	for _, m := range families[name].GetMetric() {
+		if testutil.LabelsMatch(m, labels) {
+			return m.GetGauge().GetValue()
+		}
+	}
+	return 0
 }

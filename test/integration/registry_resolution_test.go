@@ -17,13 +17,11 @@ limitations under the License.
 package integration
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -34,11 +32,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
-	"github.com/windows-aware/windows-aware/internal/localproc"
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/internal/registryserver"
 	"github.com/windows-aware/windows-aware/internal/testimage"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
+	"github.com/windows-aware/windows-aware/pkg/plugins/windowsawarepreemption"
 )
 
 // The profiles of the scheduler that TestRegistryResolution runs beside
@@ -177,80 +175,16 @@ func (r *resolutionEnv) startScheduler() {
 			"registries": registries, "credentials": credentials,
 		}
 	}
-	r.startResolvingScheduler("scheduler-registry", dir,
+	r.runScheduler("scheduler-registry", dir, r.c.SchedulerKubeconfig,
 		resolutionProfile(profileTagRules, resolution("Undeclared", "TagRules", map[string]any{"dockerConfigFile": dockerConfig}))+
 			resolutionProfile(profileReject, resolution("Undeclared", "Reject", map[string]any{"dockerConfigFile": dockerConfig}))+
 			resolutionProfile(profilePullSecrets, resolution("Windows", "TagRules", map[string]any{"podPullSecrets": true})))
 }
 
-// startResolvingScheduler starts a scheduler of its own, name, without
-// leader election, whose configuration (written in dir) holds profiles,
-// and stops it when the test ends, with its log's end if the test failed
-// or the scheduler exited.
-func (r *resolutionEnv) startResolvingScheduler(name, dir, profiles string) {
-	cfg := fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: %s
-leaderElection:
-  leaderElect: false
-profiles:
-%s`, strconv.Quote(r.c.SchedulerKubeconfig), profiles)
-	cfgFile := filepath.Join(dir, "scheduler-config.yaml")
-	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
-		r.t.Fatal(err)
-	}
-	port, err := localproc.FreePort()
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	p, err := r.c.Run(r.ctx, name, r.c.Binaries.Scheduler,
-		[]string{"--config=" + cfgFile, "--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(port), "-v=2"},
-		fmt.Sprintf("https://127.0.0.1:%d/healthz", port))
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	r.t.Cleanup(func() {
-		if p.Exited() {
-			r.t.Errorf("the resolving scheduler %s exited; log %s:\n%s", name, p.LogFile, p.Tail(3000))
-		}
-		if r.t.Failed() {
-			r.t.Logf("%s log ends with:\n%s", name, p.Tail(6000))
-		}
-		p.Stop(10 * time.Second)
-	})
-}
-
 // resolutionProfile is the shipped windows-aware profile under another
-// name, with imageResolution args (as JSON, which YAML reads).
+// name, with imageResolution args.
 func resolutionProfile(name string, resolution map[string]any) string {
-	args, err := json.Marshal(map[string]any{"defaultOS": "linux", "imageResolution": resolution})
-	if err != nil {
-		panic(err)
-	}
-	return fmt.Sprintf(`  - schedulerName: %s
-    plugins:
-      multiPoint:
-        enabled:
-          - name: WindowsAwarePreemption
-          - name: WindowsAware
-            weight: 5
-          - name: OSTaintToleration
-        disabled:
-          - name: DefaultPreemption
-      preFilter:
-        enabled:
-          - name: WindowsAware
-      filter:
-        enabled:
-          - name: WindowsAware
-          - name: OSTaintToleration
-        disabled:
-          - name: TaintToleration
-    pluginConfig:
-      - name: WindowsAware
-        args: %s
-`, name, args)
+	return windowsAwareProfile(name, windowsawarepreemption.Name, map[string]any{"defaultOS": "linux", "imageResolution": resolution})
 }
 
 // schedule creates pods of profile, one per image list, named
