@@ -44,6 +44,10 @@ type Fault struct {
 	// Drop closes the connection of a matched request without an answer:
 	// the client sees an EOF or a reset.
 	Drop bool
+	// Hold, when not nil, keeps each matched request waiting until it is
+	// closed (or the client gives up), before the rest of the fault. The
+	// held requests wait side by side; others pass meanwhile.
+	Hold <-chan struct{}
 	// Times applies the fault to the next Times matched requests only, and
 	// then forwards again. Zero: every matched request, until the next Set.
 	Times int
@@ -91,6 +95,8 @@ func (s *Server) NewFaultProxy() (*FaultProxy, error) {
 // NewFaultProxy starts a fault proxy in front of the registry at backend
 // ("https://127.0.0.1:5000"), reached through transport (nil: the default
 // transport). It serves TLS with cert, or plain HTTP when cert is nil.
+// The integration tests also put one in front of the API server, with a
+// transport that authenticates as the scheduler.
 func NewFaultProxy(backend string, transport http.RoundTripper, cert *tls.Certificate) (*FaultProxy, error) {
 	target, err := url.Parse(backend)
 	if err != nil {
@@ -149,6 +155,13 @@ func (p *FaultProxy) handler(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
+		if f.Hold != nil {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-f.Hold:
+			}
+		}
 		if f.Latency > 0 {
 			select {
 			case <-r.Context().Done():
@@ -186,7 +199,7 @@ func (p *FaultProxy) take(r *http.Request) (Fault, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	f := p.fault
-	if f.Latency == 0 && f.Status == 0 && !f.Drop {
+	if f.Hold == nil && f.Latency == 0 && f.Status == 0 && !f.Drop {
 		return Fault{}, false // nothing to inject
 	}
 	if f.Match != nil && !f.Match(r) {

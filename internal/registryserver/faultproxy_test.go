@@ -192,6 +192,58 @@ func TestFaultProxyLatencyIsConcurrent(t *testing.T) {
 	}
 }
 
+// TestFaultProxyHold: matched requests wait, side by side, until Hold is
+// closed; the others pass meanwhile.
+func TestFaultProxyHold(t *testing.T) {
+	proxy, client := proxied(t)
+	release := make(chan struct{})
+	isManifest := func(r *http.Request) bool { return strings.Contains(r.URL.Path, "/manifests/") }
+	proxy.Set(Fault{Hold: release, Match: isManifest})
+	done := make(chan int, 2)
+	for range 2 {
+		go func() {
+			resp, err := client.Get("https://" + proxy.Host + "/v2/app/manifests/1")
+			if err != nil {
+				t.Error(err)
+				done <- 0
+				return
+			}
+			resp.Body.Close()
+			done <- resp.StatusCode
+		}()
+	}
+	// A request the fault does not match passes while the others wait.
+	resp, err := client.Get("https://" + proxy.Host + "/v2/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("/v2/ = %d while manifests were held, want 200", resp.StatusCode)
+	}
+	// Both held requests reached the proxy and none was answered.
+	for deadline := time.Now().Add(10 * time.Second); proxy.Requests() < 3; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests reached the proxy, want 3", proxy.Requests())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	select {
+	case code := <-done:
+		t.Fatalf("a held request was answered (%d) before the release", code)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(release)
+	for range 2 {
+		if code := <-done; code != http.StatusOK {
+			t.Errorf("held request answered %d after the release, want 200", code)
+		}
+	}
+	if got := proxy.Forwarded(); got != 3 {
+		t.Errorf("%d requests forwarded, want 3", got)
+	}
+}
+
 // TestFaultProxyForGoContainerregistry reads an image through the proxy
 // with go-containerregistry, as the resolver will.
 func TestFaultProxyForGoContainerregistry(t *testing.T) {

@@ -17,11 +17,7 @@ limitations under the License.
 package integration
 
 import (
-	"errors"
-	"net"
 	"net/http"
-	"net/http/httputil"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -38,6 +34,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/oracle"
+	"github.com/windows-aware/windows-aware/internal/registryserver"
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsawarepreemption"
 )
 
@@ -154,9 +151,9 @@ func TestPreemptorHeldWhileItsVictimsGo(t *testing.T) {
 	}
 }
 
-// apiHold is a plain-HTTP proxy on loopback in front of the API server
-// that authenticates as the scheduler and holds the requests it was told
-// to until release.
+// apiHold is a plain-HTTP fault proxy on loopback in front of the API
+// server that authenticates as the scheduler and holds the requests it
+// was told to until release.
 type apiHold struct {
 	// kubeconfig points a client at the proxy.
 	kubeconfig string
@@ -166,8 +163,8 @@ type apiHold struct {
 }
 
 // holdingProxy starts an apiHold that holds the requests hold matches.
-// Its server is closed when the test ends, after what started later (a
-// scheduler using it) has stopped.
+// It is closed when the test ends, after what started later (a scheduler
+// using it) has stopped.
 func (e *env) holdingProxy(hold func(*http.Request) bool) *apiHold {
 	e.t.Helper()
 	cfg, err := clientcmd.BuildConfigFromFlags("", e.c.SchedulerKubeconfig)
@@ -178,7 +175,7 @@ func (e *env) holdingProxy(hold func(*http.Request) bool) *apiHold {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	target, err := url.Parse(cfg.Host)
+	proxy, err := registryserver.NewFaultProxy(cfg.Host, transport, nil)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -186,38 +183,20 @@ func (e *env) holdingProxy(hold func(*http.Request) bool) *apiHold {
 	released := make(chan struct{})
 	var heldOnce, releaseOnce sync.Once
 	h.release = func() { releaseOnce.Do(func() { close(released) }) }
-	proxy := &httputil.ReverseProxy{
-		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target); r.Out.Host = target.Host },
-		Transport:     transport,
-		FlushInterval: -1, // watches stream
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if hold(r) {
-			heldOnce.Do(func() { close(h.held) })
-			select {
-			case <-released:
-			case <-r.Context().Done():
-				return
-			}
+	proxy.Set(registryserver.Fault{Hold: released, Match: func(r *http.Request) bool {
+		if !hold(r) {
+			return false
 		}
-		proxy.ServeHTTP(w, r)
-	}), ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			e.t.Errorf("the API proxy: %v", err)
-		}
-	}()
+		heldOnce.Do(func() { close(h.held) })
+		return true
+	}})
 	e.t.Cleanup(func() {
 		h.release()
-		_ = srv.Close()
+		_ = proxy.Close()
 	})
 
 	kc := clientcmdapi.NewConfig()
-	kc.Clusters["proxy"] = &clientcmdapi.Cluster{Server: "http://" + ln.Addr().String()}
+	kc.Clusters["proxy"] = &clientcmdapi.Cluster{Server: "http://" + proxy.Host}
 	kc.AuthInfos["proxy"] = &clientcmdapi.AuthInfo{}
 	kc.Contexts["proxy"] = &clientcmdapi.Context{Cluster: "proxy", AuthInfo: "proxy"}
 	kc.CurrentContext = "proxy"

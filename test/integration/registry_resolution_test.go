@@ -137,14 +137,12 @@ func (r *resolutionEnv) startProxies() {
 	if err := r.down.SetDown(true); err != nil {
 		r.t.Fatal(err)
 	}
-	// The gate holds every request until release is closed. Match runs
-	// under the proxy's lock, so the proxy serves one request at a time
-	// meanwhile: it is this test's alone.
+	// The gate holds every request until release is closed, and says when
+	// the first arrives.
 	var once sync.Once
-	r.gate.Set(registryserver.Fault{Latency: time.Nanosecond, Match: func(*http.Request) bool {
+	r.gate.Set(registryserver.Fault{Hold: r.release, Match: func(*http.Request) bool {
 		once.Do(func() { r.gateSeen <- struct{}{} })
-		<-r.release
-		return false
+		return true
 	}})
 	r.t.Cleanup(func() {
 		select {
