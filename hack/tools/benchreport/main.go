@@ -76,7 +76,14 @@ func run(in, out, fullOut, root, findings string, verdicts bool, stdout io.Write
 	if verdicts {
 		fmt.Fprintf(stdout, "\nTargets (%s run at %s):\n", r.meta["mode"], r.meta["commit"])
 		for _, t := range r.targets() {
-			fmt.Fprintf(stdout, "  %-6s %s: %s (target %s)\n", t.verdict(), t.what, t.got, t.want)
+			switch {
+			case t.info:
+				fmt.Fprintf(stdout, "  %-6s %s: %s (%s with no noise)\n", t.verdict(), t.what, t.got, t.want)
+			case t.noise != "":
+				fmt.Fprintf(stdout, "  %-6s %s: %s (target %s; %s)\n", t.verdict(), t.what, t.got, t.want, t.noise)
+			default:
+				fmt.Fprintf(stdout, "  %-6s %s: %s (target %s)\n", t.verdict(), t.what, t.got, t.want)
+			}
 		}
 	}
 	if fullOut != "" {

@@ -18,6 +18,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -51,13 +52,72 @@ const throughput = "SchedulingThroughput/Average"
 type target struct {
 	what, want, got string
 	met             bool
+	// noise, on a throughput ratio the target missed, says that the miss
+	// is no larger than the difference between two runs of one workload
+	// in the same run (sameWorkloadTwice); empty otherwise.
+	noise string
+	// info marks a row that is read, not judged: the noise itself.
+	info bool
 }
 
+// verdict is "met", "MISSED", "noise" for a miss within the run's
+// measured noise, or "info".
 func (t target) verdict() string {
-	if t.met {
+	switch {
+	case t.info:
+		return "info"
+	case t.met:
 		return "met"
+	case t.noise != "":
+		return "noise"
 	}
 	return "MISSED"
+}
+
+// throughputTarget is a target of at least want on x, a ratio of two
+// whole-scheduler workloads' throughput, written with format. noise is
+// the relative difference of one workload run twice at that size (0: not
+// measured): a miss that a ratio off by that much would turn into a
+// meeting is reported as noise, not as a miss.
+func throughputTarget(what, format string, x, want, noise float64) target {
+	t := target{what: what, want: "≥ " + fmt.Sprintf(format, want) + "x", got: fmt.Sprintf("%.2fx", x), met: x >= want}
+	if !t.met && noise > 0 && x*(1+noise) >= want {
+		t.noise = fmt.Sprintf("within this run's noise: one workload run twice differed by %.0f%%", noise*100)
+	}
+	return t
+}
+
+// sameWorkloadTwice is WindowsMixTags's throughput over WindowsMix's
+// windows-aware workload at size: one workload (the shipped
+// configuration, the same cluster and pods) run twice in one run, in two
+// benchmarks. It would be 1 on a quiet machine; its distance from 1 is
+// the noise every throughput ratio of that size carries: two quiet runs
+// of make bench-ci on 2 cores (2,000 measured pods, windows of about 8 s)
+// gave 1.02x and 0.84x.
+func (r *results) sameWorkloadTwice(size string) (x, noise float64, ok bool) {
+	x, ok = r.perf.ratio("PerfResolution/WindowsMixTags/"+size, "PerfScheduling/WindowsMix/"+size+"_WindowsAware", throughput)
+	if !ok {
+		return 0, 0, false
+	}
+	return x, math.Abs(1 - x), true
+}
+
+// noiseTargets are the info rows of the noise, one a size measured.
+func (r *results) noiseTargets() []target {
+	var ts []target
+	for _, size := range r.perfSizes() {
+		if x, _, ok := r.sameWorkloadTwice(size); ok {
+			ts = append(ts, target{what: fmt.Sprintf("whole scheduler, %s: one workload run twice, WindowsMixTags / WindowsMix windows-aware throughput (the noise the throughput ratios of that size are read against)", size),
+				want: "1.00x", got: fmt.Sprintf("%.2fx", x), info: true})
+		}
+	}
+	return ts
+}
+
+// noiseAt is sameWorkloadTwice's noise at size, 0 when not measured.
+func (r *results) noiseAt(size string) float64 {
+	_, noise, _ := r.sameWorkloadTwice(size)
+	return noise
 }
 
 // costUnit is the process's CPU time per op when the benchmarks report it
@@ -139,16 +199,14 @@ func (r *results) targets() []target {
 	var ts []target
 	if n := r.headline(); n > 0 {
 		if x, ok := r.plugins.ratio(sweep(n, "mix", "windows-aware"), sweep(n, "mix", "stock"), r.costUnit()); ok {
-			ts = append(ts, target{fmt.Sprintf("plugin level: windows-aware / NodeAffinity+TaintToleration, pod mix, %d nodes (%s)", n, r.costUnit()),
-				fmt.Sprintf("≤ %.1fx", targetSweepRatio), fmt.Sprintf("%.2fx", x), x <= targetSweepRatio})
+			ts = append(ts, target{what: fmt.Sprintf("plugin level: windows-aware / NodeAffinity+TaintToleration, pod mix, %d nodes (%s)", n, r.costUnit()), want: fmt.Sprintf("≤ %.1fx", targetSweepRatio), got: fmt.Sprintf("%.2fx", x), met: x <= targetSweepRatio})
 		}
 	}
 	// Linux pods are most pods of a real cluster: their ratio must hold at
 	// every size, not grow with it.
 	for _, n := range r.sizes() {
 		if x, ok := r.plugins.ratio(sweep(n, "linux", "windows-aware"), sweep(n, "linux", "stock"), r.costUnit()); ok {
-			ts = append(ts, target{fmt.Sprintf("plugin level: windows-aware / NodeAffinity+TaintToleration, Linux pods, %d nodes (%s)", n, r.costUnit()),
-				fmt.Sprintf("≤ %.1fx", targetLinuxRatio), fmt.Sprintf("%.2fx", x), x <= targetLinuxRatio})
+			ts = append(ts, target{what: fmt.Sprintf("plugin level: windows-aware / NodeAffinity+TaintToleration, Linux pods, %d nodes (%s)", n, r.costUnit()), want: fmt.Sprintf("≤ %.1fx", targetLinuxRatio), got: fmt.Sprintf("%.2fx", x), met: x <= targetLinuxRatio})
 		}
 	}
 	pass, reject, found := 0.0, 0.0, false
@@ -165,25 +223,25 @@ func (r *results) targets() []target {
 	}
 	if found {
 		ts = append(ts,
-			target{"plugin level: Filter allocations for a node that passes (worst pod and size)", fmt.Sprint(targetPassAllocs), fmt.Sprint(pass), pass <= targetPassAllocs},
-			target{"plugin level: Filter allocations for a node that is rejected (worst pod and size)", fmt.Sprintf("≤ %d", targetRejectAllocs), fmt.Sprint(reject), reject <= targetRejectAllocs})
+			target{what: "plugin level: Filter allocations for a node that passes (worst pod and size)", want: fmt.Sprint(targetPassAllocs), got: fmt.Sprint(pass), met: pass <= targetPassAllocs},
+			target{what: "plugin level: Filter allocations for a node that is rejected (worst pod and size)", want: fmt.Sprintf("≤ %d", targetRejectAllocs), got: fmt.Sprint(reject), met: reject <= targetRejectAllocs})
 	}
 	for _, size := range r.perfSizes() {
 		wa := "PerfScheduling/WindowsMix/" + size + "_WindowsAware"
 		// What the plugins change, read from the CPU profile: on a few
 		// cores the harness and the API server bound the throughput.
 		if x, ok := cpuRatio(r.cpu, wa, "PerfScheduling/WindowsMix/"+size+"_StockSelectors"); ok {
-			ts = append(ts, target{fmt.Sprintf("whole scheduler, %s: windows-aware scheduling CPU per pod / stock profile, the same pods with hand-written selectors", size),
-				fmt.Sprintf("≤ %.1fx", targetCPUPerPod), fmt.Sprintf("%.2fx", x), x <= targetCPUPerPod})
+			ts = append(ts, target{what: fmt.Sprintf("whole scheduler, %s: windows-aware scheduling CPU per pod / stock profile, the same pods with hand-written selectors", size), want: fmt.Sprintf("≤ %.1fx", targetCPUPerPod), got: fmt.Sprintf("%.2fx", x), met: x <= targetCPUPerPod})
 		}
 		for _, c := range comparisons(size) {
 			if x, ok := r.perf.ratio(wa, "PerfScheduling/"+c.suffix, throughput); ok {
-				ts = append(ts, target{fmt.Sprintf("whole scheduler, %s: windows-aware throughput / %s", size, c.what),
-					fmt.Sprintf("≥ %.1fx", c.target), fmt.Sprintf("%.2fx", x), x >= c.target})
+				ts = append(ts, throughputTarget(fmt.Sprintf("whole scheduler, %s: windows-aware throughput / %s", size, c.what),
+					"%.1f", x, c.target, r.noiseAt(size)))
 			}
 		}
 	}
 	ts = append(ts, r.resolutionTargets()...)
+	ts = append(ts, r.noiseTargets()...)
 	ts = append(ts, r.toolTargets()...)
 	bad, checked := 0, 0
 	for _, p := range r.placements {
@@ -193,8 +251,7 @@ func (r *results) targets() []target {
 		}
 	}
 	if checked > 0 {
-		ts = append(ts, target{"whole scheduler: pods misplaced, unbound or missing (all runs, every workload but StockNoSelectors)",
-			"0", fmt.Sprintf("%d of %d", bad, checked), bad == 0})
+		ts = append(ts, target{what: "whole scheduler: pods misplaced, unbound or missing (all runs, every workload but StockNoSelectors)", want: "0", got: fmt.Sprintf("%d of %d", bad, checked), met: bad == 0})
 	}
 	return ts
 }
@@ -215,8 +272,7 @@ func (r *results) resolutionSizes() []string {
 func (r *results) resolutionTargets() []target {
 	var ts []target
 	if ns, ok := r.plugins.median(preEnqueueTarget, "ns/op"); ok {
-		ts = append(ts, target{"plugin level: PreEnqueue with a warm resolution cache, pod with one image (ns/op)",
-			fmt.Sprintf("< %d", targetPreEnqueueNs), fmt.Sprintf("%.0f", ns), ns < targetPreEnqueueNs})
+		ts = append(ts, target{what: "plugin level: PreEnqueue with a warm resolution cache, pod with one image (ns/op)", want: fmt.Sprintf("< %d", targetPreEnqueueNs), got: fmt.Sprintf("%.0f", ns), met: ns < targetPreEnqueueNs})
 	}
 	worst, found := 0.0, false
 	for _, name := range r.plugins.names("PreEnqueue/") {
@@ -225,18 +281,17 @@ func (r *results) resolutionTargets() []target {
 		}
 	}
 	if found {
-		ts = append(ts, target{"plugin level: PreEnqueue allocations per pod (worst case)",
-			fmt.Sprint(targetPreEnqueueAllocs), fmt.Sprint(worst), worst <= targetPreEnqueueAllocs})
+		ts = append(ts, target{what: "plugin level: PreEnqueue allocations per pod (worst case)", want: fmt.Sprint(targetPreEnqueueAllocs), got: fmt.Sprint(worst), met: worst <= targetPreEnqueueAllocs})
 	}
 	for _, size := range r.resolutionSizes() {
 		resolved := "PerfResolution/WindowsMixResolved/" + size
 		if x, ok := r.perf.ratio(resolved, "PerfResolution/WindowsMixTags/"+size, throughput); ok {
-			ts = append(ts, target{fmt.Sprintf("whole scheduler, %s: throughput with image resolution (warm cache) / tag rules alone", size),
-				fmt.Sprintf("≥ %.2fx", targetResolvedVsTags), fmt.Sprintf("%.2fx", x), x >= targetResolvedVsTags})
+			ts = append(ts, throughputTarget(fmt.Sprintf("whole scheduler, %s: throughput with image resolution (warm cache) / tag rules alone", size),
+				"%.2f", x, targetResolvedVsTags, r.noiseAt(size)))
 		}
 		if x, ok := r.perf.ratio("PerfResolution/WindowsMixSlowRegistry/"+size, "PerfResolution/WindowsMixNewImages/"+size, throughput); ok {
-			ts = append(ts, target{fmt.Sprintf("whole scheduler, %s: throughput of pods with known images beside 10%% new-image pods, a 200 ms registry / a fast one", size),
-				fmt.Sprintf("≥ %.2fx", targetSlowVsFast), fmt.Sprintf("%.2fx", x), x >= targetSlowVsFast})
+			ts = append(ts, throughputTarget(fmt.Sprintf("whole scheduler, %s: throughput of pods with known images beside 10%% new-image pods, a 200 ms registry / a fast one", size),
+				"%.2f", x, targetSlowVsFast, r.noiseAt(size)))
 		}
 	}
 	return ts
