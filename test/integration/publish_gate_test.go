@@ -17,11 +17,9 @@ limitations under the License.
 package integration
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -81,7 +79,7 @@ func TestPublishGate(t *testing.T) {
 	)
 
 	cfgFile := writeGateSchedulerConfig(t, e, reg, down, "5s", "3s")
-	runGateScheduler(t, e, cfgFile)
+	e.runSchedulerConfig("scheduler-gate", cfgFile)
 	kubeconfig := e.applyUngateRBAC()
 
 	e.startPublishWebhook(ns, webhookOptions{profile: profileGate, config: cfgFile})
@@ -198,43 +196,10 @@ func writeGateSchedulerConfig(t *testing.T, e *env, reg *registryserver.Server, 
 	for _, h := range []string{reg.Host, down.Host} {
 		registries = append(registries, map[string]any{"host": h, "allowPrivate": true, "caFile": reg.CAFile})
 	}
-	cfg := fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: %s
-leaderElection:
-  leaderElect: false
-profiles:
-%s`, strconv.Quote(e.c.SchedulerKubeconfig), resolutionProfile(profileGate, map[string]any{
+	return e.writeSchedulerConfig(dir, e.c.SchedulerKubeconfig, resolutionProfile(profileGate, map[string]any{
 		"scope": "Windows", "onFailure": "TagRules", "gateTimeout": gateTimeout, "requestTimeout": requestTimeout,
 		"registries": registries, "credentials": map[string]any{"dockerConfigFile": dockerConfig},
 	}))
-	file := filepath.Join(dir, "scheduler-config.yaml")
-	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return file
-}
-
-// runGateScheduler runs a scheduler binary with profileGate alone.
-func runGateScheduler(t *testing.T, e *env, cfgFile string) {
-	t.Helper()
-	port, err := localproc.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := e.c.Run(e.ctx, "scheduler-gate", e.c.Binaries.Scheduler,
-		[]string{"--config=" + cfgFile, "--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(port), "-v=2"},
-		fmt.Sprintf("https://127.0.0.1:%d/healthz", port))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("gate scheduler log ends with:\n%s", p.Tail(4000))
-		}
-		p.Stop(10 * time.Second)
-	})
 }
 
 // applyUngateRBAC creates the RBAC objects and the ValidatingAdmissionPolicy

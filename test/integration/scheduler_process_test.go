@@ -29,11 +29,16 @@ import (
 
 // runScheduler runs the scheduler binary as name, with profiles, its
 // configuration written in dir, talking to the API server through
-// kubeconfig, without leader election. It is stopped when the test ends,
-// with its log's end if the test failed or the scheduler exited. The
-// delegated authentication and authorization let a test read its /metrics
-// as the cluster admin.
+// kubeconfig, without leader election; see runSchedulerConfig.
 func (e *env) runScheduler(name, dir, kubeconfig, profiles string) *localproc.Process {
+	e.t.Helper()
+	return e.runSchedulerConfig(name, e.writeSchedulerConfig(dir, kubeconfig, profiles))
+}
+
+// writeSchedulerConfig writes a scheduler configuration of profiles,
+// talking to the API server through kubeconfig, without leader election,
+// into dir, and returns its path.
+func (e *env) writeSchedulerConfig(dir, kubeconfig, profiles string) string {
 	e.t.Helper()
 	cfg := fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
@@ -47,6 +52,16 @@ profiles:
 	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
 		e.t.Fatal(err)
 	}
+	return cfgFile
+}
+
+// runSchedulerConfig runs the scheduler binary as name with the
+// configuration cfgFile. It is stopped when the test ends, with its log's
+// end if the test failed or the scheduler exited. The delegated
+// authentication and authorization let a test read its /metrics as the
+// cluster admin.
+func (e *env) runSchedulerConfig(name, cfgFile string) *localproc.Process {
+	e.t.Helper()
 	port, err := localproc.FreePort()
 	if err != nil {
 		e.t.Fatal(err)
