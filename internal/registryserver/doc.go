@@ -19,8 +19,10 @@ limitations under the License.
 // by hack/build-tools.sh) on 127.0.0.1 for the integration tests and make
 // demo: TLS with a throwaway CA, htpasswd (Basic) authentication, and
 // storage in a directory of its own. Stop ends it by its pid. A fault proxy
-// in front of it adds latency, answers 429 or 5xx, drops connections or
-// refuses them, for testing how a client copes.
+// in front of it adds latency, holds requests until released, answers 429
+// or 5xx, drops connections or refuses them, for testing how a client
+// copes; the integration tests put one in front of the API server too, to
+// hold a scheduler's call at a chosen moment.
 //
 // The images pushed to it are internal/testimage's, the one description of
 // the test images, which registrytest serves too: make demo's (DemoImages)
