@@ -82,7 +82,7 @@ func (t target) verdict() string {
 func throughputTarget(what, format string, x, want, noise float64) target {
 	t := target{what: what, want: "≥ " + fmt.Sprintf(format, want) + "x", got: fmt.Sprintf("%.2fx", x), met: x >= want}
 	if !t.met && noise > 0 && x*(1+noise) >= want {
-		t.noise = fmt.Sprintf("within this run's noise: one workload run twice differed by %.0f%%", noise*100)
+		t.noise = fmt.Sprintf("within this run's noise: one workload run twice differed by %.1f%%", noise*100)
 	}
 	return t
 }
