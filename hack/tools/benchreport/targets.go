@@ -94,19 +94,15 @@ func throughputTarget(what, format string, x, want, noise float64) target {
 // the noise every throughput ratio of that size carries: two quiet runs
 // of make bench-ci on 2 cores (2,000 measured pods, windows of about 8 s)
 // gave 1.02x and 0.84x.
-func (r *results) sameWorkloadTwice(size string) (x, noise float64, ok bool) {
-	x, ok = r.perf.ratio("PerfResolution/WindowsMixTags/"+size, "PerfScheduling/WindowsMix/"+size+"_WindowsAware", throughput)
-	if !ok {
-		return 0, 0, false
-	}
-	return x, math.Abs(1 - x), true
+func (r *results) sameWorkloadTwice(size string) (float64, bool) {
+	return r.perf.ratio("PerfResolution/WindowsMixTags/"+size, "PerfScheduling/WindowsMix/"+size+"_WindowsAware", throughput)
 }
 
 // noiseTargets are the info rows of the noise, one a size measured.
 func (r *results) noiseTargets() []target {
 	var ts []target
 	for _, size := range r.perfSizes() {
-		if x, _, ok := r.sameWorkloadTwice(size); ok {
+		if x, ok := r.sameWorkloadTwice(size); ok {
 			ts = append(ts, target{what: fmt.Sprintf("whole scheduler, %s: one workload run twice, WindowsMixTags / WindowsMix windows-aware throughput (the noise the throughput ratios of that size are read against)", size),
 				want: "1.00x", got: fmt.Sprintf("%.2fx", x), info: true})
 		}
@@ -114,10 +110,14 @@ func (r *results) noiseTargets() []target {
 	return ts
 }
 
-// noiseAt is sameWorkloadTwice's noise at size, 0 when not measured.
+// noiseAt is sameWorkloadTwice's distance from 1 at size, 0 when not
+// measured.
 func (r *results) noiseAt(size string) float64 {
-	_, noise, _ := r.sameWorkloadTwice(size)
-	return noise
+	x, ok := r.sameWorkloadTwice(size)
+	if !ok {
+		return 0
+	}
+	return math.Abs(1 - x)
 }
 
 // costUnit is the process's CPU time per op when the benchmarks report it
@@ -199,14 +199,16 @@ func (r *results) targets() []target {
 	var ts []target
 	if n := r.headline(); n > 0 {
 		if x, ok := r.plugins.ratio(sweep(n, "mix", "windows-aware"), sweep(n, "mix", "stock"), r.costUnit()); ok {
-			ts = append(ts, target{what: fmt.Sprintf("plugin level: windows-aware / NodeAffinity+TaintToleration, pod mix, %d nodes (%s)", n, r.costUnit()), want: fmt.Sprintf("≤ %.1fx", targetSweepRatio), got: fmt.Sprintf("%.2fx", x), met: x <= targetSweepRatio})
+			ts = append(ts, target{what: fmt.Sprintf("plugin level: windows-aware / NodeAffinity+TaintToleration, pod mix, %d nodes (%s)", n, r.costUnit()),
+				want: fmt.Sprintf("≤ %.1fx", targetSweepRatio), got: fmt.Sprintf("%.2fx", x), met: x <= targetSweepRatio})
 		}
 	}
 	// Linux pods are most pods of a real cluster: their ratio must hold at
 	// every size, not grow with it.
 	for _, n := range r.sizes() {
 		if x, ok := r.plugins.ratio(sweep(n, "linux", "windows-aware"), sweep(n, "linux", "stock"), r.costUnit()); ok {
-			ts = append(ts, target{what: fmt.Sprintf("plugin level: windows-aware / NodeAffinity+TaintToleration, Linux pods, %d nodes (%s)", n, r.costUnit()), want: fmt.Sprintf("≤ %.1fx", targetLinuxRatio), got: fmt.Sprintf("%.2fx", x), met: x <= targetLinuxRatio})
+			ts = append(ts, target{what: fmt.Sprintf("plugin level: windows-aware / NodeAffinity+TaintToleration, Linux pods, %d nodes (%s)", n, r.costUnit()),
+				want: fmt.Sprintf("≤ %.1fx", targetLinuxRatio), got: fmt.Sprintf("%.2fx", x), met: x <= targetLinuxRatio})
 		}
 	}
 	pass, reject, found := 0.0, 0.0, false
@@ -223,15 +225,18 @@ func (r *results) targets() []target {
 	}
 	if found {
 		ts = append(ts,
-			target{what: "plugin level: Filter allocations for a node that passes (worst pod and size)", want: fmt.Sprint(targetPassAllocs), got: fmt.Sprint(pass), met: pass <= targetPassAllocs},
-			target{what: "plugin level: Filter allocations for a node that is rejected (worst pod and size)", want: fmt.Sprintf("≤ %d", targetRejectAllocs), got: fmt.Sprint(reject), met: reject <= targetRejectAllocs})
+			target{what: "plugin level: Filter allocations for a node that passes (worst pod and size)",
+				want: fmt.Sprint(targetPassAllocs), got: fmt.Sprint(pass), met: pass <= targetPassAllocs},
+			target{what: "plugin level: Filter allocations for a node that is rejected (worst pod and size)",
+				want: fmt.Sprintf("≤ %d", targetRejectAllocs), got: fmt.Sprint(reject), met: reject <= targetRejectAllocs})
 	}
 	for _, size := range r.perfSizes() {
 		wa := "PerfScheduling/WindowsMix/" + size + "_WindowsAware"
 		// What the plugins change, read from the CPU profile: on a few
 		// cores the harness and the API server bound the throughput.
 		if x, ok := cpuRatio(r.cpu, wa, "PerfScheduling/WindowsMix/"+size+"_StockSelectors"); ok {
-			ts = append(ts, target{what: fmt.Sprintf("whole scheduler, %s: windows-aware scheduling CPU per pod / stock profile, the same pods with hand-written selectors", size), want: fmt.Sprintf("≤ %.1fx", targetCPUPerPod), got: fmt.Sprintf("%.2fx", x), met: x <= targetCPUPerPod})
+			ts = append(ts, target{what: fmt.Sprintf("whole scheduler, %s: windows-aware scheduling CPU per pod / stock profile, the same pods with hand-written selectors", size),
+				want: fmt.Sprintf("≤ %.1fx", targetCPUPerPod), got: fmt.Sprintf("%.2fx", x), met: x <= targetCPUPerPod})
 		}
 		for _, c := range comparisons(size) {
 			if x, ok := r.perf.ratio(wa, "PerfScheduling/"+c.suffix, throughput); ok {
@@ -251,7 +256,8 @@ func (r *results) targets() []target {
 		}
 	}
 	if checked > 0 {
-		ts = append(ts, target{what: "whole scheduler: pods misplaced, unbound or missing (all runs, every workload but StockNoSelectors)", want: "0", got: fmt.Sprintf("%d of %d", bad, checked), met: bad == 0})
+		ts = append(ts, target{what: "whole scheduler: pods misplaced, unbound or missing (all runs, every workload but StockNoSelectors)",
+			want: "0", got: fmt.Sprintf("%d of %d", bad, checked), met: bad == 0})
 	}
 	return ts
 }
@@ -272,7 +278,8 @@ func (r *results) resolutionSizes() []string {
 func (r *results) resolutionTargets() []target {
 	var ts []target
 	if ns, ok := r.plugins.median(preEnqueueTarget, "ns/op"); ok {
-		ts = append(ts, target{what: "plugin level: PreEnqueue with a warm resolution cache, pod with one image (ns/op)", want: fmt.Sprintf("< %d", targetPreEnqueueNs), got: fmt.Sprintf("%.0f", ns), met: ns < targetPreEnqueueNs})
+		ts = append(ts, target{what: "plugin level: PreEnqueue with a warm resolution cache, pod with one image (ns/op)",
+			want: fmt.Sprintf("< %d", targetPreEnqueueNs), got: fmt.Sprintf("%.0f", ns), met: ns < targetPreEnqueueNs})
 	}
 	worst, found := 0.0, false
 	for _, name := range r.plugins.names("PreEnqueue/") {
@@ -281,7 +288,8 @@ func (r *results) resolutionTargets() []target {
 		}
 	}
 	if found {
-		ts = append(ts, target{what: "plugin level: PreEnqueue allocations per pod (worst case)", want: fmt.Sprint(targetPreEnqueueAllocs), got: fmt.Sprint(worst), met: worst <= targetPreEnqueueAllocs})
+		ts = append(ts, target{what: "plugin level: PreEnqueue allocations per pod (worst case)",
+			want: fmt.Sprint(targetPreEnqueueAllocs), got: fmt.Sprint(worst), met: worst <= targetPreEnqueueAllocs})
 	}
 	for _, size := range r.resolutionSizes() {
 		resolved := "PerfResolution/WindowsMixResolved/" + size

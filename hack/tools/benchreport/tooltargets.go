@@ -34,21 +34,26 @@ const (
 func (r *results) toolTargets() []target {
 	var ts []target
 	if p99, ok := r.tools.median("WarningsAdmission/warnings=on", "p99-ms"); ok {
-		ts = append(ts, target{what: "admission: p99 of a review with warnings on, 5000 nodes (ms)", want: fmt.Sprintf("≤ %.0f", targetWarningsP99Ms), got: fmt.Sprintf("%.2f", p99), met: p99 <= targetWarningsP99Ms})
+		ts = append(ts, target{what: "admission: p99 of a review with warnings on, 5000 nodes (ms)",
+			want: fmt.Sprintf("≤ %.0f", targetWarningsP99Ms), got: fmt.Sprintf("%.2f", p99), met: p99 <= targetWarningsP99Ms})
 	}
 	if x, ok := r.tools.median("WarningsAdmission/warnings=on", "ratio"); ok {
-		ts = append(ts, target{what: "admission: throughput with warnings on / off, 5000 nodes", want: fmt.Sprintf("≥ %.1fx", targetWarningsRatio), got: fmt.Sprintf("%.2fx", x), met: x >= targetWarningsRatio})
+		ts = append(ts, target{what: "admission: throughput with warnings on / off, 5000 nodes",
+			want: fmt.Sprintf("≥ %.1fx", targetWarningsRatio), got: fmt.Sprintf("%.2fx", x), met: x >= targetWarningsRatio})
 	}
 	if mib, ok := r.tools.median("InventoryMemory", "MiB/5000nodes"); ok {
-		ts = append(ts, target{what: "admission: the node inventory's memory, 5000 nodes (MiB)", want: fmt.Sprintf("≤ %d", targetInventoryMiB), got: fmt.Sprintf("%.1f", mib), met: mib <= targetInventoryMiB})
+		ts = append(ts, target{what: "admission: the node inventory's memory, 5000 nodes (MiB)",
+			want: fmt.Sprintf("≤ %d", targetInventoryMiB), got: fmt.Sprintf("%.1f", mib), met: mib <= targetInventoryMiB})
 	}
 	if ns, ok := r.tools.median("UpgradePlan/AllPools", "ns/op"); ok {
 		sec := ns / 1e9
-		ts = append(ts, target{what: "kubectl windows-aware upgrade-plan, 5000 nodes and 10000 pods, tags only (s per plan)", want: fmt.Sprintf("≤ %d", targetUpgradePlanSec), got: fmt.Sprintf("%.3f", sec), met: sec <= targetUpgradePlanSec})
+		ts = append(ts, target{what: "kubectl windows-aware upgrade-plan, 5000 nodes and 10000 pods, tags only (s per plan)",
+			want: fmt.Sprintf("≤ %d", targetUpgradePlanSec), got: fmt.Sprintf("%.3f", sec), met: sec <= targetUpgradePlanSec})
 	}
 	if b, ok := r.tools.median("UpgradePlan/AllPools", "B/op"); ok {
 		mib := b / (1 << 20)
-		ts = append(ts, target{what: "kubectl windows-aware upgrade-plan, 5000 nodes and 10000 pods, tags only (MiB allocated per plan)", want: fmt.Sprintf("≤ %d", targetUpgradePlanBytes), got: fmt.Sprintf("%.1f", mib), met: mib <= targetUpgradePlanBytes})
+		ts = append(ts, target{what: "kubectl windows-aware upgrade-plan, 5000 nodes and 10000 pods, tags only (MiB allocated per plan)",
+			want: fmt.Sprintf("≤ %d", targetUpgradePlanBytes), got: fmt.Sprintf("%.1f", mib), met: mib <= targetUpgradePlanBytes})
 	}
 	return ts
 }
