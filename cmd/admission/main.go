@@ -40,6 +40,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/explain"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/reviewgate"
 )
 
 // options are the command's flags.
@@ -53,6 +54,7 @@ type options struct {
 	selfTLS       selfManagedTLS
 	shutdownDelay time.Duration
 	limits        serverLimits // zero: defaultServerLimits
+	reviews       reviewgate.Limits
 	metricsAuth   metricsAuthOptions
 	version       bool
 	// webhook: serve the webhook; false runs the gate remover alone
@@ -122,6 +124,12 @@ The webhook itself then needs no right on pods.`,
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVar(&o.webhook, "webhook", true,
 		"serve the webhook; --webhook=false --ungate runs the controller that removes publish gates alone, with no TLS and no webhook port")
+	fs.IntVar(&o.reviews.MaxContainers, "max-review-containers", reviewgate.DefaultMaxContainers,
+		"the most containers (init and ephemeral included, object and old object together) a review may hold to be read; past it the object is admitted unchanged, with a warning")
+	fs.IntVar(&o.reviews.MaxImageBytes, "max-review-image-bytes", reviewgate.DefaultMaxImageBytes,
+		"the most bytes of image strings a review may hold to be read; past it the object is admitted unchanged, with a warning")
+	fs.Int64Var(&o.reviews.BytesInFlight, "review-bytes-in-flight", reviewgate.DefaultBytesInFlight,
+		"the budget of review bytes read at once by this replica; a review that finds no room until shortly before the API server's timeout is admitted unchanged, with a warning")
 	o.ungate.addFlags(fs)
 	o.warnings.addFlags(fs)
 	o.metricsAuth.addFlags(fs)

@@ -33,6 +33,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/reviewgate"
 	"github.com/windows-aware/windows-aware/pkg/ungate"
 )
 
@@ -66,6 +67,7 @@ var defaultServerLimits = serverLimits{
 var metricsRegistry = sync.OnceValue(func() metrics.KubeRegistry {
 	registry := metrics.NewKubeRegistry()
 	publish.RegisterMetrics(registry)
+	reviewgate.RegisterMetrics(registry)
 	ungate.RegisterMetrics(registry)
 	return registry
 })
@@ -120,7 +122,11 @@ func serve(ctx context.Context, logger klog.Logger, publisher *publish.Publisher
 	if limits == (serverLimits{}) {
 		limits = defaultServerLimits
 	}
-	srv := limits.newServer(net.JoinHostPort(o.bindAddress, strconv.Itoa(o.port)), mux)
+	// Every review path behind one budget (pkg/reviewgate): what one
+	// review, or many side by side, may cost this replica before a handler
+	// decodes them.
+	reviews := reviewgate.New(o.reviews)
+	srv := limits.newServer(net.JoinHostPort(o.bindAddress, strconv.Itoa(o.port)), reviews.Wrap(logger, mux))
 	srv.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: getCertificate}
 	listener, err := net.Listen("tcp", srv.Addr)
 	if err != nil {

@@ -17,22 +17,36 @@ limitations under the License.
 package podneeds
 
 import (
+	"errors"
+	"strings"
 	"sync"
 
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
-// maxCachedImages bounds the image cache; when full it starts over. A
-// cluster runs far fewer distinct images than this.
-const maxCachedImages = 4096
+// maxCachedImages and maxCachedImageBytes bound the image cache; when
+// either would be passed it starts over. A cluster runs far fewer distinct
+// images than this, and a reference that parses is at most
+// windows.MaxReferenceLength bytes, so the bytes bound only matters when
+// a namespace floods the scheduler with unique long ones.
+const (
+	maxCachedImages     = 4096
+	maxCachedImageBytes = 1 << 20
+)
 
 // imageCache remembers what each image reference says, so that the pods of
 // a workload, which share their images, parse each reference once rather
-// than on every scheduling attempt and queueing hint.
+// than on every scheduling attempt and queueing hint. It keeps only
+// references that parse: one that does not is any string a pod carries
+// (megabytes, for all Kubernetes checks), read again each time at the
+// cost of a length check or a parse of at most
+// windows.MaxReferenceLength bytes, and gone with the pod.
 type imageCache struct {
 	mu      sync.Mutex
 	catalog *windows.Catalog
 	images  map[string]cachedImage
+	// bytes is the length of the references images holds.
+	bytes int
 }
 
 type cachedImage struct {
@@ -44,7 +58,8 @@ func newImageCache(catalog *windows.Catalog) *imageCache {
 	return &imageCache{catalog: catalog, images: map[string]cachedImage{}}
 }
 
-// imageOf is catalog.ImageOf, remembered.
+// imageOf is catalog.ImageOf, remembered for a reference that parses
+// (a *windows.ConflictingTagError included).
 func (c *imageCache) imageOf(ref string) (windows.Image, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -52,9 +67,17 @@ func (c *imageCache) imageOf(ref string) (windows.Image, error) {
 		return hit.image, hit.err
 	}
 	img, err := c.catalog.ImageOf(ref)
-	if len(c.images) >= maxCachedImages {
-		clear(c.images)
+	var conflicting *windows.ConflictingTagError
+	if err != nil && !errors.As(err, &conflicting) {
+		return img, err
 	}
-	c.images[ref] = cachedImage{img, err}
+	if len(c.images) >= maxCachedImages || c.bytes+len(ref) > maxCachedImageBytes {
+		clear(c.images)
+		c.bytes = 0
+	}
+	// A copy: the key must not hold on to whatever buffer the pod's
+	// string shares.
+	c.images[strings.Clone(ref)] = cachedImage{img, err}
+	c.bytes += len(ref)
 	return img, err
 }

@@ -18,6 +18,7 @@ package podneeds
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/windows-aware/windows-aware/pkg/windows"
@@ -47,5 +48,44 @@ func TestImageCache(t *testing.T) {
 	}
 	if img, _ := c.imageOf(img2019); img.Version.Build.Number != 17763 {
 		t.Errorf("after starting over: %+v", img)
+	}
+}
+
+// TestImageCacheKeepsOnlyWhatParses: a reference that does not parse is
+// read again each time and never kept (a tenant's unique megabyte image
+// strings would otherwise stay after their pods are gone), a conflicting
+// one is kept, and the references kept stay under maxCachedImageBytes.
+func TestImageCacheKeepsOnlyWhatParses(t *testing.T) {
+	tests := []struct {
+		name string
+		ref  string
+		kept bool
+	}{
+		{name: "parses", ref: "mcr.microsoft.com/windows/servercore:ltsc2019", kept: true},
+		{name: "names two builds", ref: "acme/app:1809-ltsc2022", kept: true},
+		{name: "does not parse", ref: "Not A Reference", kept: false},
+		{name: "too long to parse", ref: "acme/app:" + strings.Repeat("x", 1<<20), kept: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newImageCache(windows.DefaultCatalog())
+			c.imageOf(tt.ref)
+			c.imageOf(tt.ref)
+			if _, kept := c.images[tt.ref]; kept != tt.kept {
+				t.Errorf("kept = %v, want %v", kept, tt.kept)
+			}
+			if c.bytes > maxCachedImageBytes {
+				t.Errorf("the cache holds %d bytes of references", c.bytes)
+			}
+		})
+	}
+
+	c := newImageCache(windows.DefaultCatalog())
+	long := strings.Repeat("a", 200)
+	for i := range 2 * maxCachedImageBytes / len(long) {
+		c.imageOf(fmt.Sprintf("registry.example.com/%s:%d", long, i))
+		if c.bytes > maxCachedImageBytes {
+			t.Fatalf("after %d references the cache holds %d bytes, more than %d", i+1, c.bytes, maxCachedImageBytes)
+		}
 	}
 }

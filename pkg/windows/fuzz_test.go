@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/distribution/reference"
 )
@@ -27,6 +28,11 @@ import (
 // FuzzImageOf feeds arbitrary references to the tag parser: it must never
 // panic, and what it returns must hold together. The seeds are every
 // reference of the table tests plus edge cases of the grammar.
+// maxErrorLength is the longest error ImageOf may return: a quoted cut
+// prefix of the reference (each byte escaped as \xNN at worst), its length
+// and the parser's own words.
+const maxErrorLength = 4*quotedReferenceMax + 200
+
 func FuzzImageOf(f *testing.F) {
 	for _, tt := range imageOfCases {
 		f.Add(tt.ref)
@@ -49,7 +55,13 @@ func FuzzImageOf(f *testing.F) {
 			if img != (Image{}) {
 				t.Fatalf("ImageOf(%q) returned %+v with error %v", ref, img, err)
 			}
+			if msg := err.Error(); len(msg) > maxErrorLength || strings.ContainsFunc(msg, unicode.IsControl) {
+				t.Fatalf("ImageOf(%q): an error of %d bytes, or with a control character: %q", ref, len(msg), msg)
+			}
 			return
+		}
+		if len(ref) > MaxReferenceLength {
+			t.Fatalf("ImageOf read a reference of %d bytes, past MaxReferenceLength", len(ref))
 		}
 		if !img.Version.IsZero() && !img.Windows {
 			t.Fatalf("ImageOf(%q) = %+v: a build without Windows", ref, img)

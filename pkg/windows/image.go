@@ -47,7 +47,7 @@ type ConflictingTagError struct {
 }
 
 func (e *ConflictingTagError) Error() string {
-	return fmt.Sprintf("image %q: names two Windows builds, %s and %s", e.Image, e.First, e.Second)
+	return fmt.Sprintf("image %s: names two Windows builds, %s and %s", QuoteReference(e.Image), e.First, e.Second)
 }
 
 // flavourTokens name a Windows Server base image in a tag
@@ -147,12 +147,17 @@ var pathWindowsWords = map[string]bool{
 // image may carry the word (dockurr/windows runs Windows in a virtual
 // machine).
 //
-// It is an error for the reference not to parse, and a *ConflictingTagError
-// for the reference to name two different builds.
+// It is an error for the reference not to parse (ErrReferenceTooLong,
+// unread, past MaxReferenceLength), and a *ConflictingTagError for the
+// reference to name two different builds. The errors quote the reference
+// as QuoteReference does.
 func (c *Catalog) ImageOf(ref string) (Image, error) {
+	if len(ref) > MaxReferenceLength {
+		return Image{}, fmt.Errorf("image %s: %w", QuoteReference(ref), ErrReferenceTooLong)
+	}
 	named, err := reference.ParseNormalizedNamed(ref)
 	if err != nil {
-		return Image{}, fmt.Errorf("image %q: %w", ref, err)
+		return Image{}, fmt.Errorf("image %s: %w", QuoteReference(ref), err)
 	}
 	domain, path := reference.Domain(named), reference.Path(named)
 	windowsRepo := domain == "mcr.microsoft.com" && (path == "windows" || strings.HasPrefix(path, "windows/"))

@@ -1,0 +1,311 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reviewgate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"golang.org/x/sync/semaphore"
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+)
+
+// Limits are what one replica of the webhook reads. The zero value of a
+// field is its default.
+type Limits struct {
+	// MaxBodyBytes is the largest review read (default 8 MiB): the API
+	// server's own request limit is 3 MiB an object, and an UPDATE's
+	// review carries two. A longer one is refused unread (413).
+	MaxBodyBytes int64
+	// BytesInFlight is the budget of review bytes read and decoded at
+	// once (default 8 MiB): one review as large as MaxBodyBytes at a
+	// time, or any number of small ones side by side.
+	BytesInFlight int64
+	// MaxContainers is the most containers (init and ephemeral included,
+	// the object's and the old object's together) a review may hold to
+	// be decoded (default 1,000); past it the review is admitted
+	// unchanged.
+	MaxContainers int
+	// MaxImageBytes is the most bytes of image strings a review may hold
+	// to be decoded (default 1 MiB); past it the review is admitted
+	// unchanged.
+	MaxImageBytes int
+}
+
+// The defaults of Limits.
+const (
+	DefaultMaxBodyBytes  = 8 << 20
+	DefaultBytesInFlight = 8 << 20
+	DefaultMaxContainers = 1000
+	DefaultMaxImageBytes = 1 << 20
+)
+
+// The reasons LimitedReviews counts.
+const (
+	ReasonTooLarge   = "too_large"
+	ReasonBusy       = "busy"
+	ReasonContainers = "containers"
+	ReasonImageBytes = "image_bytes"
+)
+
+// minWeight is what a review weighs at least in the budget: its headers,
+// buffers and response.
+const minWeight = 4 << 10
+
+// defaultWait is how long a review waits for room in the budget when the
+// API server names no timeout for the call (it does: ?timeout=10s by
+// default); waitMargin is kept of a timeout it names, to answer in.
+const (
+	defaultWait = 9 * time.Second
+	waitMargin  = time.Second
+)
+
+// envelopeBytes is how much of a review is read to find its UID when the
+// budget has no room for the whole: the API server writes the request's
+// UID near the start.
+const envelopeBytes = 64 << 10
+
+// Gate is one replica's front for every review path: the budget is shared
+// by all of them.
+type Gate struct {
+	limits   Limits
+	inFlight *semaphore.Weighted
+}
+
+// New returns a Gate with limits, defaults filled in.
+func New(limits Limits) *Gate {
+	if limits.MaxBodyBytes <= 0 {
+		limits.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if limits.BytesInFlight <= 0 {
+		limits.BytesInFlight = DefaultBytesInFlight
+	}
+	if limits.MaxContainers <= 0 {
+		limits.MaxContainers = DefaultMaxContainers
+	}
+	if limits.MaxImageBytes <= 0 {
+		limits.MaxImageBytes = DefaultMaxImageBytes
+	}
+	return &Gate{limits: limits, inFlight: semaphore.NewWeighted(limits.BytesInFlight)}
+}
+
+// Limits returns the gate's limits, defaults filled in.
+func (g *Gate) Limits() Limits { return g.limits }
+
+// Wrap serves mux's requests, a POST to one of its patterns (a review)
+// once it is within the limits: mux's handler then reads the body the
+// gate has read, from memory. The metric's path label is mux's pattern,
+// never the request's own path.
+func (g *Gate) Wrap(logger klog.Logger, mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, path := mux.Handler(r)
+		if r.Method != http.MethodPost || path == "" {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		next := mux
+		if r.ContentLength > g.limits.MaxBodyBytes {
+			LimitedReviews.WithLabelValues(path, ReasonTooLarge).Inc()
+			http.Error(w, fmt.Sprintf("an AdmissionReview of %d bytes, more than the %d this webhook reads", r.ContentLength, g.limits.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+			return
+		}
+		weight := r.ContentLength
+		if weight < 0 { // not declared: the most it may be
+			weight = g.limits.MaxBodyBytes
+		}
+		weight = min(max(weight, minWeight), g.limits.BytesInFlight)
+		ctx, cancel := context.WithTimeout(r.Context(), waitFor(r))
+		err := g.inFlight.Acquire(ctx, weight)
+		cancel()
+		if err != nil {
+			LimitedReviews.WithLabelValues(path, ReasonBusy).Inc()
+			env, ok := readEnvelope(io.LimitReader(r.Body, envelopeBytes))
+			if !ok {
+				http.Error(w, "the webhook is busy", http.StatusTooManyRequests)
+				return
+			}
+			logger.Info("Admitting a review unchanged: the webhook's budget of reviews in flight stayed full", "path", path, "kind", env.Request.Kind.Kind, "namespace", env.Request.Namespace, "name", env.Request.Name)
+			admitUnchanged(w, logger, env, fmt.Sprintf("the webhook was busy with %d bytes of other reviews", g.limits.BytesInFlight))
+			return
+		}
+		defer g.inFlight.Release(weight)
+
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.limits.MaxBodyBytes))
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				LimitedReviews.WithLabelValues(path, ReasonTooLarge).Inc()
+				http.Error(w, fmt.Sprintf("an AdmissionReview of more than the %d bytes this webhook reads", g.limits.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+				return
+			}
+			http.Error(w, "cannot read the request body", http.StatusBadRequest)
+			return
+		}
+		counts, err := Count(body, Counts{Containers: g.limits.MaxContainers, ImageBytes: g.limits.MaxImageBytes})
+		if err == nil {
+			reason, why := "", ""
+			switch {
+			case counts.Containers > g.limits.MaxContainers:
+				reason, why = ReasonContainers, fmt.Sprintf("it holds more than %d containers, the most this webhook reads", g.limits.MaxContainers)
+			case counts.ImageBytes > g.limits.MaxImageBytes:
+				reason, why = ReasonImageBytes, fmt.Sprintf("its images are more than %d bytes long together, the most this webhook reads", g.limits.MaxImageBytes)
+			}
+			if reason != "" {
+				LimitedReviews.WithLabelValues(path, reason).Inc()
+				if env, ok := readEnvelope(bytes.NewReader(body)); ok {
+					logger.Info("Admitting a review unchanged: past the webhook's limits", "path", path, "reason", reason, "kind", env.Request.Kind.Kind, "namespace", env.Request.Namespace, "name", env.Request.Name)
+					admitUnchanged(w, logger, env, why)
+					return
+				}
+				http.Error(w, "not an AdmissionReview with a request", http.StatusBadRequest)
+				return
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// waitFor is how long a review may wait for room in the budget: until
+// shortly before the API server gives up on the call.
+func waitFor(r *http.Request) time.Duration {
+	if s := r.URL.Query().Get("timeout"); s != "" {
+		if d, err := time.ParseDuration(s); err == nil && d > 2*waitMargin {
+			return d - waitMargin
+		}
+	}
+	return defaultWait
+}
+
+// envelope is what of a review the gate's own answer needs.
+type envelope struct {
+	APIVersion string           `json:"apiVersion"`
+	Kind       string           `json:"kind"`
+	Request    *requestEnvelope `json:"request"`
+}
+
+// requestEnvelope is what of a review's request the gate's answer and log
+// name.
+type requestEnvelope struct {
+	UID  string `json:"uid"`
+	Kind struct {
+		Kind string `json:"kind"`
+	} `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// readEnvelope reads the envelope of the review in r, token by token,
+// skipping the objects, so that reading it costs nothing that grows with
+// them. ok is false when r holds no request UID.
+func readEnvelope(r io.Reader) (env envelope, ok bool) {
+	dec := json.NewDecoder(r)
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return env, false
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return env, false
+		}
+		key, _ := tok.(string)
+		switch key {
+		case "apiVersion":
+			if dec.Decode(&env.APIVersion) != nil {
+				return env, false
+			}
+		case "kind":
+			if dec.Decode(&env.Kind) != nil {
+				return env, false
+			}
+		case "request":
+			if !readRequest(dec, &env) {
+				return env, false
+			}
+			return env, env.Request.UID != ""
+		default:
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return env, false
+			}
+		}
+	}
+	return env, false
+}
+
+// readRequest reads the request's uid, kind, namespace and name, and stops
+// at the first field it does not need that holds an object: the UID and
+// the names come first in what the API server sends.
+func readRequest(dec *json.Decoder, env *envelope) bool {
+	env.Request = &requestEnvelope{}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return false
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return env.Request.UID != ""
+		}
+		var target any
+		switch tok {
+		case "uid":
+			target = &env.Request.UID
+		case "kind":
+			target = &env.Request.Kind
+		case "namespace":
+			target = &env.Request.Namespace
+		case "name":
+			target = &env.Request.Name
+		case "object", "oldObject":
+			return true
+		default:
+			var skip json.RawMessage
+			target = &skip
+		}
+		if err := dec.Decode(target); err != nil {
+			return env.Request.UID != ""
+		}
+	}
+	return true
+}
+
+// admitUnchanged answers a review allowed, with no patch, and a warning.
+func admitUnchanged(w http.ResponseWriter, logger klog.Logger, env envelope, why string) {
+	req := env.Request
+	out := admissionv1.AdmissionReview{Response: &admissionv1.AdmissionResponse{
+		UID:      types.UID(req.UID),
+		Allowed:  true,
+		Warnings: []string{fmt.Sprintf("windows-aware: admitted %s %s/%s unchanged: %s", req.Kind.Kind, req.Namespace, req.Name, why)},
+	}}
+	out.APIVersion, out.Kind = env.APIVersion, env.Kind
+	if out.APIVersion == "" {
+		out.APIVersion, out.Kind = admissionv1.SchemeGroupVersion.String(), "AdmissionReview"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if err := json.NewEncoder(w).Encode(&out); err != nil {
+		logger.Error(err, "Writing the admission response")
+	}
+}
