@@ -67,7 +67,7 @@ func TestReviewCost(t *testing.T) {
 	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca.Pool()}}}
 	base := fmt.Sprintf("https://127.0.0.1:%d", o.port)
 
-	attack := workloadReview(300_000, func(i int) string { return fmt.Sprintf(`{"name":"c%d","image":"a"}`, i) })
+	attack := workloadReview(240_000, func(i int) string { return fmt.Sprintf(`{"name":"c%d","image":"a"}`, i) })
 	pad := strings.Repeat("v", 7400)
 	largest := workloadReview(1000, func(i int) string {
 		return fmt.Sprintf(`{"name":"c%d","image":"mcr.microsoft.com/windows/nanoserver:ltsc2022","env":[{"name":"PAD","value":%q}]}`, i, pad)

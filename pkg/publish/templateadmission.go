@@ -17,11 +17,14 @@ limitations under the License.
 package publish
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	"gomodules.xyz/jsonpatch/v2"
 	admissionv1 "k8s.io/api/admission/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/klog/v2"
@@ -70,16 +73,26 @@ func (p *Publisher) AdmitTemplate(logger klog.Logger, req *admissionv1.Admission
 	if req.Operation == admissionv1.Update {
 		old = templateOf(written)
 	}
-	changed := w.DeepCopyObject().(workload)
-	rec, outcome, warning, reason := p.publishTemplate(changed, templateOf(changed), old)
+	// PublishTemplate writes into w itself: the fields it may write are
+	// kept, as JSON, before and after, and the patch is their difference,
+	// so that the workload is decoded once and never copied whole.
+	before, err := writtenFieldsOf(w)
+	if err != nil {
+		return unchanged("its pod template could not be read: %v", err)
+	}
+	rec, outcome, warning, reason := p.publishTemplate(w, templateOf(w), old)
 	if warning != "" {
 		resp.Warnings = append(resp.Warnings, warning)
 	}
-	if apiequality.Semantic.DeepEqual(w, changed) {
+	after, err := writtenFieldsOf(w)
+	if err != nil {
+		return unchanged("its pod template could not be written: %v", err)
+	}
+	if bytes.Equal(before, after) {
 		logger.V(4).Info("Left the template", "kind", kindOf(w), "name", objectName(w), "outcome", outcome, "reason", reason)
 		return resp, outcome
 	}
-	patch, err := templatePatch(req.Object.Raw, w, changed, newWorkload())
+	patch, err := templatePatch(req.Object.Raw, w, before, after)
 	if err != nil {
 		logger.Error(err, "Cannot write the patch; admitting the workload unchanged", "kind", kindOf(w), "name", objectName(w))
 		return unchanged("the patch of its pod template could not be written: %v", err)
@@ -90,28 +103,88 @@ func (p *Publisher) AdmitTemplate(logger klog.Logger, req *admissionv1.Admission
 	return resp, outcome
 }
 
-// templatePatch is the RFC 6902 patch from original to changed, checked
-// against the request's own object: applied to raw, it must give an object
-// that reads back, into the empty check, as changed, or no patch is sent, so that the API server
-// is never handed a patch it would refuse or apply otherwise.
-func templatePatch(raw []byte, original, changed, check workload) ([]byte, error) {
-	patch, err := createPatchOf(original, changed)
+// writtenFields is what PublishTemplate may write into a workload, at the
+// paths it has in the workload's JSON: the workload's annotations (the
+// record), and its pod template's node selector and affinity.
+type writtenFields struct {
+	Metadata struct {
+		Annotations map[string]string `json:"annotations,omitempty"`
+	} `json:"metadata"`
+	Spec writtenSpec `json:"spec"`
+}
+
+// writtenSpec holds the pod template where each kind keeps it:
+// .spec.template, or a CronJob's .spec.jobTemplate.spec.template.
+type writtenSpec struct {
+	Template    *writtenTemplate `json:"template,omitempty"`
+	JobTemplate *struct {
+		Spec struct {
+			Template *writtenTemplate `json:"template,omitempty"`
+		} `json:"spec"`
+	} `json:"jobTemplate,omitempty"`
+}
+
+type writtenTemplate struct {
+	Spec *struct {
+		NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+		Affinity     *v1.Affinity      `json:"affinity,omitempty"`
+	} `json:"spec,omitempty"`
+}
+
+// writtenFieldsOf is w's writtenFields, as JSON.
+func writtenFieldsOf(w workload) ([]byte, error) {
+	var f writtenFields
+	f.Metadata.Annotations = w.GetAnnotations()
+	tmpl := templateOf(w)
+	t := &writtenTemplate{Spec: &struct {
+		NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+		Affinity     *v1.Affinity      `json:"affinity,omitempty"`
+	}{NodeSelector: tmpl.Spec.NodeSelector, Affinity: tmpl.Spec.Affinity}}
+	if _, cron := w.(*batchv1.CronJob); cron {
+		f.Spec.JobTemplate = &struct {
+			Spec struct {
+				Template *writtenTemplate `json:"template,omitempty"`
+			} `json:"spec"`
+		}{}
+		f.Spec.JobTemplate.Spec.Template = t
+	} else {
+		f.Spec.Template = t
+	}
+	return json.Marshal(&f)
+}
+
+// templatePatch is the RFC 6902 patch from before to after, two
+// writtenFieldsOf w, checked against the request's own object, raw: the
+// patch touches nothing but the written fields, and raw holds at their
+// paths what before holds (the fields read from raw the way w was), so
+// that applied to raw it gives after there and leaves the rest, unknown
+// fields included, as the user sent it. The API server is never handed a
+// patch it would refuse or apply otherwise, and the check reads raw
+// without decoding its containers.
+func templatePatch(raw []byte, w workload, before, after []byte) ([]byte, error) {
+	ops, err := jsonpatch.CreatePatch(before, after)
 	if err != nil {
 		return nil, err
 	}
-	decoded, err := jsonpatch.DecodePatch(patch)
-	if err != nil {
+	template := "/spec/template/spec/"
+	if _, cron := w.(*batchv1.CronJob); cron {
+		template = "/spec/jobTemplate/spec/template/spec/"
+	}
+	for _, op := range ops {
+		if !strings.HasPrefix(op.Path, "/metadata/annotations") && !strings.HasPrefix(op.Path, template+"nodeSelector") &&
+			!strings.HasPrefix(op.Path, template+"affinity") {
+			return nil, fmt.Errorf("the patch would change %s", op.Path)
+		}
+	}
+	var inRaw, written writtenFields
+	if err := json.Unmarshal(raw, &inRaw); err != nil {
+		return nil, fmt.Errorf("the request's object does not read: %w", err)
+	}
+	if err := json.Unmarshal(before, &written); err != nil {
 		return nil, err
 	}
-	applied, err := decoded.Apply(raw)
-	if err != nil {
-		return nil, fmt.Errorf("the patch does not apply to the request's object: %w", err)
+	if !apiequality.Semantic.DeepEqual(inRaw, written) {
+		return nil, fmt.Errorf("the request's object does not hold what was read of it")
 	}
-	if err := json.Unmarshal(applied, check); err != nil {
-		return nil, fmt.Errorf("the patched object does not read: %w", err)
-	}
-	if !apiequality.Semantic.DeepEqual(check, changed) {
-		return nil, fmt.Errorf("the patched object is not the one written")
-	}
-	return patch, nil
+	return json.Marshal(ops)
 }

@@ -18,6 +18,7 @@ package publish
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -109,7 +110,15 @@ func (p *Publisher) publishTemplate(w workload, tmpl, old *v1.PodTemplateSpec) (
 	case tmpl.Spec.NodeName != "":
 		return Record{}, OutcomeSkipped, "", skipTemplateBound
 	}
-	pod := &v1.Pod{ObjectMeta: *tmpl.ObjectMeta.DeepCopy(), Spec: *tmpl.Spec.DeepCopy()}
+	// The pod the decision reads and writeOS writes: the template's spec,
+	// sharing its containers and volumes, which neither changes, and
+	// owning what writeOS writes, so that a template of a thousand
+	// containers is not copied whole for each review.
+	spec := tmpl.Spec
+	spec.NodeSelector = maps.Clone(spec.NodeSelector)
+	spec.Tolerations = slices.Clone(spec.Tolerations)
+	spec.Affinity = spec.Affinity.DeepCopy()
+	pod := &v1.Pod{ObjectMeta: *tmpl.ObjectMeta.DeepCopy(), Spec: spec}
 	pod.Namespace = w.GetNamespace()
 	d := p.decide(pod)
 	if c := d.Conflict(); c != "" {
