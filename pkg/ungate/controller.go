@@ -46,10 +46,6 @@ const (
 	// so that one whose updates kept failing (and was dropped from the
 	// queue) is tried again.
 	DefaultResync = 5 * time.Minute
-	// lateGrace is how long a pod already gated longer than Timeout may
-	// still wait for its registry: the margin past gateTimeout within
-	// which every gate comes off.
-	lateGrace = 2 * time.Second
 	// maxRetries bounds the failed attempts at one pod before it waits
 	// for the next resync.
 	maxRetries = 10
@@ -87,6 +83,8 @@ type Controller struct {
 	informer cache.SharedIndexInformer
 	lister   corelisters.PodLister
 	queue    workqueue.TypedRateLimitingInterface[string]
+	// fair orders queue's pods (fairqueue.go).
+	fair *fairQueue
 	// listed are the gated pods without the label, which the informer
 	// does not hold, as the last sweep found them.
 	listed listed
@@ -128,10 +126,16 @@ func New(client kubernetes.Interface, publisher *publish.Publisher, recorder eve
 		factory:   factory,
 		informer:  pods.Informer(),
 		lister:    pods.Lister(),
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[string](100*time.Millisecond, time.Minute),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "windows_aware_ungate"}),
 	}
+	// The workqueue's own rate limiting and delays, over a queue fair by
+	// namespace; a namespace's share is half the workers.
+	c.fair = newFairQueue(c.due, opts.Clock.Now, opts.Workers/2)
+	const name = "windows_aware_ungate"
+	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](100*time.Millisecond, time.Minute),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: name, DelayingQueue: workqueue.NewTypedDelayingQueueWithConfig(
+			workqueue.TypedDelayingQueueConfig[string]{Name: name, Queue: workqueue.NewTypedWithConfig(
+				workqueue.TypedQueueConfig[string]{Name: name, Queue: c.fair})})})
 	return c
 }
 
@@ -203,6 +207,7 @@ func (c *Controller) next(ctx context.Context) bool {
 		return false
 	}
 	defer c.queue.Done(key)
+	defer c.fair.finished(key)
 	err := c.sync(ctx, key)
 	switch {
 	case err == nil || ctx.Err() != nil:
@@ -251,16 +256,29 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	return c.ungate(ctx, pod, resolveErr)
 }
 
+// due is when the pod of key stops waiting for its registry (deadline);
+// false when the pod is gone.
+func (c *Controller) due(key string) (time.Time, bool) {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return time.Time{}, false
+	}
+	pod, err := c.lister.Pods(namespace).Get(name)
+	if err != nil {
+		if pod = c.listed.get(key); pod == nil {
+			return time.Time{}, false
+		}
+	}
+	return c.deadline(pod), true
+}
+
 // deadline is when the pod stops waiting for its registry: Timeout after
 // its creation. The pod's age alone decides, never when this controller
 // started: a replica that takes the Lease over, or a controller that
 // restarts (however often), ungates a pod gated longer than Timeout at
-// once. Such a pod still gets lateGrace, for an answer the resolver has
-// already or a registry that answers quickly.
+// once, with what the resolver knows already and no wait: a worker is
+// held by a wait only until the pod's own deadline, which fairQueue's
+// promise rests on.
 func (c *Controller) deadline(pod *v1.Pod) time.Time {
-	now := c.opts.Clock.Now()
-	if due := pod.CreationTimestamp.Add(c.opts.Timeout); due.After(now) {
-		return due
-	}
-	return now.Add(lateGrace)
+	return pod.CreationTimestamp.Add(c.opts.Timeout)
 }

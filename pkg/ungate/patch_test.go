@@ -204,7 +204,7 @@ func TestUngateDeadlineFromPodAge(t *testing.T) {
 
 	start := time.Now()
 	recorded, _ := runUntilUngated(t, client, args, Options{Workers: 1})
-	if took := time.Since(start); took > 5*lateGrace {
+	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("a pod gated for %s waited %s more", 2*timeout, took)
 	}
 	if len(recorded) != 1 || !strings.Contains(recorded[0], "Warning ImagePlatformsUnknown") {
