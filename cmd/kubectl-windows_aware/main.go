@@ -27,6 +27,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/windows-aware/windows-aware/pkg/kubectlcmd"
+	"github.com/windows-aware/windows-aware/pkg/safetext"
 )
 
 func main() {
@@ -36,7 +37,7 @@ func main() {
 		if errors.As(err, &exit) {
 			os.Exit(exit.Code)
 		}
-		fmt.Fprintf(os.Stderr, "error: %v\n", err)
+		fmt.Fprintf(os.Stderr, "error: %s\n", safetext.Text(err.Error()))
 		os.Exit(kubectlcmd.ExitError)
 	}
 }

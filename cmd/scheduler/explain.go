@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/windows-aware/windows-aware/pkg/kubectlcmd"
+	"github.com/windows-aware/windows-aware/pkg/safetext"
 )
 
 // Exit statuses of explain: a conflict is a finding, as a linter's is, told
@@ -75,7 +76,10 @@ and 1 when the input cannot be read.`,
 				flags.KubeConfig, flags.Namespace = &kubeconfig, &namespace
 				o.Connect = func() (*rest.Config, string, error) { return kubectlcmd.Connect(flags) }
 			}
-			if code := o.Run(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()); code != 0 {
+			// What tenants and registries wrote reaches the terminal
+			// escaped (pkg/safetext).
+			out, errOut := safetext.NewWriter(cmd.OutOrStdout()), safetext.NewWriter(cmd.ErrOrStderr())
+			if code := o.Run(cmd.Context(), cmd.InOrStdin(), out, errOut); code != 0 {
 				exit(code)
 			}
 			return nil

@@ -27,6 +27,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/windows-aware/windows-aware/pkg/advice"
+	"github.com/windows-aware/windows-aware/pkg/safetext"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -63,9 +64,11 @@ func WriteText(w io.Writer, r *Report, releases []windows.Release) error {
 	return bw.Flush()
 }
 
-// field writes one labelled line of a template's block.
+// field writes one labelled line of a template's block; its args (what a
+// file, a tenant or a registry wrote among them) as safetext.Text: one
+// line each, with no control character.
 func field(w io.Writer, label, format string, args ...any) {
-	fmt.Fprintf(w, "  %-10s %s\n", label, fmt.Sprintf(format, args...))
+	fmt.Fprintf(w, "  %-10s %s\n", label, fmt.Sprintf(format, safetext.Args(args...)...))
 }
 
 func writeTemplate(w io.Writer, t *TemplateReport, r *Report, releases []windows.Release) {
@@ -73,7 +76,7 @@ func writeTemplate(w io.Writer, t *TemplateReport, r *Report, releases []windows
 	if t.Namespace != "" {
 		name = t.Namespace + "/" + name
 	}
-	fmt.Fprintf(w, "%s %s (%s)\n", t.Kind, name, t.Source)
+	fmt.Fprintf(w, "%s %s (%s)\n", safetext.Args(t.Kind, name, t.Source)...)
 	if !t.PlacedByProfile {
 		field(w, "scheduler", "%s: the %s profile does not place this pod; shown as it would decide", t.SchedulerName, r.Profile)
 	}

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/windows-aware/windows-aware/pkg/safetext"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -39,9 +40,9 @@ func WriteUpgradeTable(w io.Writer, p *UpgradePlan, releases []windows.Release) 
 		fmt.Fprintln(tw, "WORKLOAD\tVERDICT\tPODS\tWHY")
 		for _, wp := range p.Workloads {
 			lines := verdictLines(&wp, releases)
-			fmt.Fprintf(tw, "%s %s/%s\t%s\t%d\t%s\n", wp.Kind, wp.Namespace, wp.Name, wp.Verdict, wp.Pods, lines[0])
+			fmt.Fprintf(tw, "%s %s/%s\t%s\t%d\t%s\n", safetext.Args(wp.Kind, wp.Namespace, wp.Name, wp.Verdict, wp.Pods, lines[0])...)
 			for _, l := range lines[1:] {
-				fmt.Fprintf(tw, "\t\t\t%s\n", l)
+				fmt.Fprintf(tw, "\t\t\t%s\n", safetext.Args(l)...)
 			}
 		}
 	}
@@ -51,7 +52,7 @@ func WriteUpgradeTable(w io.Writer, p *UpgradePlan, releases []windows.Release) 
 	} else {
 		fmt.Fprintln(tw, "BLOCKS DRAIN\tNODE\tWORKLOAD\tWHY")
 		for _, b := range p.Blocking {
-			fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s; no node that stays at its build runs it\n", b.Namespace, b.Name, b.Node, b.Workload, b.Reason)
+			fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s; no node that stays at its build runs it\n", safetext.Args(b.Namespace, b.Name, b.Node, b.Workload, b.Reason)...)
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -130,13 +131,13 @@ func writeWhatIf(w io.Writer, wi *WhatIf, releases []windows.Release) {
 	} else {
 		fmt.Fprintln(tw, "  BREAKS\tNODE\tWORKLOAD\tWHY")
 		for _, b := range wi.Breaks {
-			fmt.Fprintf(tw, "  %s/%s\t%s\t%s\t%s\n", b.Namespace, b.Name, b.Node, b.Workload, b.Reason)
+			fmt.Fprintf(tw, "  %s/%s\t%s\t%s\t%s\n", safetext.Args(b.Namespace, b.Name, b.Node, b.Workload, b.Reason)...)
 		}
 	}
 	if len(wi.Lands) > 0 {
 		fmt.Fprintln(tw, "  STARTS LANDING\t\tWORKLOAD\t")
 		for _, l := range wi.Lands {
-			fmt.Fprintf(tw, "  %s/%s\tPending\t%s\t\n", l.Namespace, l.Name, l.Workload)
+			fmt.Fprintf(tw, "  %s/%s\tPending\t%s\t\n", safetext.Args(l.Namespace, l.Name, l.Workload)...)
 		}
 	}
 	tw.Flush()
@@ -155,7 +156,7 @@ func writeSummaryText(w io.Writer, p *UpgradePlan) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAMESPACE\tREADY\tREBUILD\tUNKNOWN")
 	for _, n := range s.Namespaces {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", n.Namespace, n.Ready, n.Rebuild, n.Unknown)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", safetext.Args(n.Namespace, n.Ready, n.Rebuild, n.Unknown)...)
 	}
 	tw.Flush()
 }
@@ -173,7 +174,7 @@ func WriteUpgradeMarkdown(w io.Writer, p *UpgradePlan, releases []windows.Releas
 		fmt.Fprintln(bw, "| namespace | ready | rebuild | unknown |")
 		fmt.Fprintln(bw, "|---|---:|---:|---:|")
 		for _, n := range s.Namespaces {
-			fmt.Fprintf(bw, "| %s | %d | %d | %d |\n", n.Namespace, n.Ready, n.Rebuild, n.Unknown)
+			fmt.Fprintf(bw, "| %s | %d | %d | %d |\n", safetext.CodeSpan(n.Namespace), n.Ready, n.Rebuild, n.Unknown)
 		}
 		fmt.Fprintln(bw)
 	}
@@ -187,7 +188,7 @@ func WriteUpgradeMarkdown(w io.Writer, p *UpgradePlan, releases []windows.Releas
 				fmt.Fprintf(bw, "**%s**\n\n", map[Verdict]string{VerdictRebuild: "Need a rebuild", VerdictUnknown: "Unknown"}[v])
 				first = false
 			}
-			fmt.Fprintf(bw, "- %s `%s/%s`: %s\n", wp.Kind, wp.Namespace, wp.Name, markdownEscape(strings.Join(verdictLines(&wp, releases), "; ")))
+			fmt.Fprintf(bw, "- %s %s: %s\n", markdownEscape(wp.Kind), safetext.CodeSpan(wp.Namespace+"/"+wp.Name), markdownEscape(strings.Join(verdictLines(&wp, releases), "; ")))
 		}
 		if !first {
 			fmt.Fprintln(bw)
@@ -197,18 +198,26 @@ func WriteUpgradeMarkdown(w io.Writer, p *UpgradePlan, releases []windows.Releas
 		fmt.Fprintln(bw, "**Block draining**")
 		fmt.Fprintln(bw)
 		for _, b := range p.Blocking {
-			fmt.Fprintf(bw, "- `%s/%s` on `%s` (%s)\n", b.Namespace, b.Name, b.Node, b.Workload)
+			fmt.Fprintf(bw, "- %s on %s (%s)\n", safetext.CodeSpan(b.Namespace+"/"+b.Name), safetext.CodeSpan(b.Node), markdownEscape(b.Workload))
 		}
 		fmt.Fprintln(bw)
 	}
 	if wi := p.WhatIf; wi != nil {
 		fmt.Fprintf(bw, "**What if pool %s becomes %s**: %d running pod(s) break, %d pending pod(s) start landing there.\n",
-			wi.Pool, buildNames([]string{wi.To}, releases), len(wi.Breaks), len(wi.Lands))
+			markdownEscape(wi.Pool), buildNames([]string{wi.To}, releases), len(wi.Breaks), len(wi.Lands))
 		for _, b := range wi.Breaks {
-			fmt.Fprintf(bw, "- breaks: `%s/%s` on `%s`: %s\n", b.Namespace, b.Name, b.Node, markdownEscape(b.Reason))
+			fmt.Fprintf(bw, "- breaks: %s on %s: %s\n", safetext.CodeSpan(b.Namespace+"/"+b.Name), safetext.CodeSpan(b.Node), markdownEscape(b.Reason))
 		}
 	}
 	return bw.Flush()
 }
 
-func markdownEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+// markdownEscape makes prose from the cluster plain markdown text: Text,
+// with every character markdown would read as markup (emphasis, code,
+// links, HTML, a table's cell, a heading) escaped.
+func markdownEscape(s string) string { return markdownSpecials.Replace(safetext.Text(s)) }
+
+var markdownSpecials = strings.NewReplacer(
+	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
+	"<", `\<`, ">", `\>`, "|", `\|`, "#", `\#`, "!", `\!`,
+)

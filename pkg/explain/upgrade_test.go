@@ -287,7 +287,7 @@ func TestPlanUpgradeSummaryAndOutput(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
 		}
 	}
-	for _, want := range []string{"| web | 2 | 2 | 2 |", "- Deployment `web/iis19`:", "- `web/iis19-a` on `w19-1` (Deployment iis19)"} {
+	for _, want := range []string{"| `web` | 2 | 2 | 2 |", "- Deployment `web/iis19`:", "- `web/iis19-a` on `w19-1` (Deployment iis19)"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}

@@ -30,6 +30,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+
+	"github.com/windows-aware/windows-aware/pkg/safetext"
 )
 
 // ErrorClass says why a resolution failed, in terms an operator can act on.
@@ -180,7 +182,9 @@ func truncateDetail(s string) string {
 // detail safe to show in an Event, at most maxDetailBytes long.
 func classify(err error) (ErrorClass, string) {
 	class, detail := classifyError(err)
-	return class, truncateDetail(detail)
+	// A registry's words, escaped before they are kept: they reach Events
+	// and an administrator's terminal (kubectl windows-aware status).
+	return class, truncateDetail(safetext.Text(detail))
 }
 
 func classifyError(err error) (ErrorClass, string) {

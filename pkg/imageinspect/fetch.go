@@ -31,6 +31,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
+	"github.com/windows-aware/windows-aware/pkg/safetext"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -272,7 +273,7 @@ func (f *fetcher) indexPlatforms(ctx context.Context, manifest []byte, depth int
 		}
 		var p windows.Platform
 		if m.Platform != nil {
-			p = windows.Platform{OS: strings.ToLower(m.Platform.OS), Arch: strings.ToLower(m.Platform.Architecture)}
+			p = windows.Platform{OS: platformWord(m.Platform.OS), Arch: platformWord(m.Platform.Architecture)}
 		}
 		switch {
 		case p.OS == "":
@@ -374,11 +375,27 @@ func (f *fetcher) configPlatform(ctx context.Context, digest v1.Hash) (windows.P
 	if err := json.Unmarshal(raw, &c); err != nil {
 		return windows.Platform{}, invalidf("image config: %v", err)
 	}
-	p := windows.Platform{OS: strings.ToLower(c.OS), Arch: strings.ToLower(c.Architecture)}
+	p := windows.Platform{OS: platformWord(c.OS), Arch: platformWord(c.Architecture)}
 	if p.OS == windows.OSWindows && c.OSVersion != "" {
 		if v, ok := windows.ParseOSVersion(c.OSVersion); ok {
 			p.Version = v
 		}
 	}
 	return p, nil
+}
+
+// maxPlatformWord bounds an os or architecture kept from a registry: the
+// real ones are a word (windows, linux, amd64, arm64).
+const maxPlatformWord = 64
+
+// platformWord is an os or architecture as a registry wrote it, kept for
+// the decision and for the Events, status and reports that quote it: in
+// lower case, its control characters escaped (safetext.Text), at most
+// maxPlatformWord bytes.
+func platformWord(s string) string {
+	s = safetext.Text(strings.ToLower(s))
+	if len(s) > maxPlatformWord {
+		s = strings.ToValidUTF8(s[:maxPlatformWord], "")
+	}
+	return s
 }

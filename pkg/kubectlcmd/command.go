@@ -24,6 +24,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
+
+	"github.com/windows-aware/windows-aware/pkg/safetext"
 )
 
 // NewCommand is kubectl windows-aware: explain and status, with kubectl's
@@ -48,8 +50,10 @@ It reads the cluster as kubectl does: $KUBECONFIG or ~/.kube/config, --context,
 		SilenceErrors: true,
 	}
 	cmd.SetIn(streams.In)
-	cmd.SetOut(streams.Out)
-	cmd.SetErr(streams.ErrOut)
+	// The reports print what tenants and registries wrote: the streams
+	// escape any control byte a report let through (pkg/safetext).
+	cmd.SetOut(safetext.NewWriter(streams.Out))
+	cmd.SetErr(safetext.NewWriter(streams.ErrOut))
 	flags.AddFlags(cmd.PersistentFlags())
 	cmd.AddCommand(newExplainCommand(flags), newStatusCommand(flags), newUpgradePlanCommand(flags))
 	return cmd

@@ -27,6 +27,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/windows-aware/windows-aware/pkg/explain"
+	"github.com/windows-aware/windows-aware/pkg/safetext"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -65,7 +66,7 @@ type ExplainOptions struct {
 func (o *ExplainOptions) Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) int {
 	report, releases, err := o.explain(ctx, stdin, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
+		fmt.Fprintf(stderr, "error: %s\n", safetext.Text(err.Error()))
 		return ExitError
 	}
 	switch o.Output {
@@ -75,7 +76,7 @@ func (o *ExplainOptions) Run(ctx context.Context, stdin io.Reader, stdout, stder
 		err = writeStructured(stdout, o.Output, report)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
+		fmt.Fprintf(stderr, "error: %s\n", safetext.Text(err.Error()))
 		return ExitError
 	}
 	if report.Conflicts > 0 || report.NoNode > 0 {

@@ -40,6 +40,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/safetext"
 	"github.com/windows-aware/windows-aware/pkg/ungate"
 )
 
@@ -389,7 +390,7 @@ func writeStatus(w io.Writer, s *Status, now time.Time) error {
 		if p.Release != "" {
 			build += " (" + p.Release + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", dash(p.Pool), p.OS, dash(build), dash(p.Arch), p.Nodes, p.Ready, dash(strings.Join(p.Taints, ",")))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", safetext.Args(dash(p.Pool), p.OS, dash(build), dash(p.Arch), p.Nodes, p.Ready, dash(strings.Join(p.Taints, ",")))...)
 	}
 	fmt.Fprintln(tw)
 	if len(s.Gated) == 0 {
@@ -397,7 +398,7 @@ func writeStatus(w io.Writer, s *Status, now time.Time) error {
 	} else {
 		fmt.Fprintln(tw, "GATED POD\tFOR\tIMAGES")
 		for _, g := range s.Gated {
-			fmt.Fprintf(tw, "%s/%s\t%s\t%s\n", g.Namespace, g.Name, duration.HumanDuration(now.Sub(g.Since.Time)), strings.Join(g.Images, ","))
+			fmt.Fprintf(tw, "%s/%s\t%s\t%s\n", safetext.Args(g.Namespace, g.Name, duration.HumanDuration(now.Sub(g.Since.Time)), strings.Join(g.Images, ","))...)
 		}
 	}
 	if r := s.Retiring; r != nil {
@@ -406,7 +407,7 @@ func writeStatus(w io.Writer, s *Status, now time.Time) error {
 		if len(r.Staying) > 0 {
 			fmt.Fprintln(tw, "STAYING POD\tNODE\tWHY")
 			for _, p := range r.Staying {
-				fmt.Fprintf(tw, "%s/%s\t%s\t%s\n", p.Namespace, p.Name, p.Node, p.Why)
+				fmt.Fprintf(tw, "%s/%s\t%s\t%s\n", safetext.Args(p.Namespace, p.Name, p.Node, p.Why)...)
 			}
 		}
 	}
@@ -416,7 +417,7 @@ func writeStatus(w io.Writer, s *Status, now time.Time) error {
 		fmt.Fprintln(tw)
 		fmt.Fprintln(tw, "TAG WHOSE BUILDS CHANGED\tFIRST POD\tAGO\tMESSAGE")
 		for _, c := range s.BuildsChanged {
-			fmt.Fprintf(tw, "%s\t%s/%s\t%s\t%s\n", c.Image, c.Namespace, c.Pod, duration.HumanDuration(now.Sub(c.Last.Time)), c.Message)
+			fmt.Fprintf(tw, "%s\t%s/%s\t%s\t%s\n", safetext.Args(c.Image, c.Namespace, c.Pod, duration.HumanDuration(now.Sub(c.Last.Time)), c.Message)...)
 		}
 	}
 	fmt.Fprintln(tw)
@@ -425,7 +426,7 @@ func writeStatus(w io.Writer, s *Status, now time.Time) error {
 	} else {
 		fmt.Fprintln(tw, "POD\tREASON\tAGO\tMESSAGE")
 		for _, r := range s.Refusals {
-			fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\n", r.Namespace, r.Pod, r.Reason, duration.HumanDuration(now.Sub(r.Last.Time)), r.Message)
+			fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\n", safetext.Args(r.Namespace, r.Pod, r.Reason, duration.HumanDuration(now.Sub(r.Last.Time)), r.Message)...)
 		}
 	}
 	return tw.Flush()

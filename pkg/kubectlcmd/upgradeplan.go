@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/windows-aware/windows-aware/pkg/explain"
+	"github.com/windows-aware/windows-aware/pkg/safetext"
 )
 
 // Output formats of upgrade-plan besides json and yaml: a table for
@@ -113,7 +114,7 @@ unknown, 1 when the cluster cannot be read or the input is wrong.`,
 func (o *UpgradePlanOptions) Run(ctx context.Context, stdout, stderr io.Writer) int {
 	client, namespace, err := o.connect()
 	if err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
+		fmt.Fprintf(stderr, "error: %s\n", safetext.Text(err.Error()))
 		return ExitError
 	}
 	return o.run(ctx, client, namespace, stdout, stderr)
@@ -132,7 +133,7 @@ func (o *UpgradePlanOptions) connect() (kubernetes.Interface, string, error) {
 func (o *UpgradePlanOptions) run(ctx context.Context, client kubernetes.Interface, namespace string, stdout, stderr io.Writer) int {
 	plan, explainer, err := o.plan(ctx, client, namespace, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
+		fmt.Fprintf(stderr, "error: %s\n", safetext.Text(err.Error()))
 		return ExitError
 	}
 	switch o.Output {
@@ -144,7 +145,7 @@ func (o *UpgradePlanOptions) run(ctx context.Context, client kubernetes.Interfac
 		err = writeStructured(stdout, o.Output, plan)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
+		fmt.Fprintf(stderr, "error: %s\n", safetext.Text(err.Error()))
 		return ExitError
 	}
 	if plan.Summary.Rebuild > 0 || plan.Summary.Unknown > 0 {

@@ -46,7 +46,7 @@ func TestFairQueueOrder(t *testing.T) {
 		// late are the keys past their deadline.
 		late []string
 		// held are pods already in progress, taken before the test pops.
-		held []string
+		held         []string
 		perNamespace int
 		want         []string
 	}{
@@ -177,4 +177,3 @@ func TestOneNamespaceHoldsNoOther(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
