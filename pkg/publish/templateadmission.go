@@ -69,9 +69,9 @@ func (p *Publisher) AdmitTemplate(logger klog.Logger, req *admissionv1.Admission
 			return unchanged("its previous pod template could not be read: %v", err)
 		}
 	}
-	var old *v1.PodTemplateSpec // nil at a CREATE
+	var old workload // nil at a CREATE
 	if req.Operation == admissionv1.Update {
-		old = templateOf(written)
+		old = written
 	}
 	// PublishTemplate writes into w itself: the fields it may write are
 	// kept, as JSON, before and after, and the patch is their difference,

@@ -60,7 +60,7 @@ const (
 // selector and, for Windows images that agree on their builds, the build
 // affinity, as Publish writes them into a pod (no tolerations: who may
 // run where is the workload's to say). It records what it wrote in
-// AnnotationTemplate on w. old is the template before an UPDATE, nil at a
+// AnnotationTemplate on w. old is the workload before an UPDATE, nil at a
 // CREATE. It returns what the template carries of ours, the outcome, and a
 // warning for the user when the template was left unchanged for a reason
 // they can act on.
@@ -74,32 +74,41 @@ const (
 //   - At an UPDATE, a template equal to the old one is left alone, so that
 //     no write of ours changes the template hash or the generation.
 //   - A template that differs is written as at a CREATE, after removing
-//     what the workload's record says we wrote before: re-applying the
-//     user's original manifest, which lacks it, then gets exactly the old
-//     template back (no rollout), and a template whose images changed gets
-//     the OS its new images need rather than a stale one.
+//     what the old workload's record says we wrote before and the old
+//     template still held: re-applying the user's original manifest,
+//     which lacks it, then gets exactly the old template back (no
+//     rollout), and a template whose images changed gets the OS its new
+//     images need rather than a stale one. At a CREATE nothing is
+//     removed, and neither is what the old template did not hold: a
+//     selector the user wrote is theirs, whatever a copied record says.
 //   - A template that constrains the OS itself (a kubernetes.io/os
 //     selector or affinity term, .spec.os) is never touched.
 //   - An image whose OS only its registry knows leaves the template
 //     unchanged, with a warning: admission never waits for a registry.
-func (p *Publisher) PublishTemplate(w workload, old *v1.PodTemplateSpec) (rec Record, outcome Outcome, warning string) {
+func (p *Publisher) PublishTemplate(w, old workload) (rec Record, outcome Outcome, warning string) {
 	rec, outcome, warning, _ = p.publishTemplate(w, templateOf(w), old)
 	return rec, outcome, warning
 }
 
 // publishTemplate is PublishTemplate, with the reason a template was not
 // written for the logs.
-func (p *Publisher) publishTemplate(w workload, tmpl, old *v1.PodTemplateSpec) (rec Record, outcome Outcome, warning, reason string) {
+func (p *Publisher) publishTemplate(w workload, tmpl *v1.PodTemplateSpec, old workload) (rec Record, outcome Outcome, warning, reason string) {
+	var oldTmpl *v1.PodTemplateSpec
+	if old != nil {
+		oldTmpl = templateOf(old)
+	}
 	switch {
 	case templateOptedOut(w, tmpl):
 		return Record{}, OutcomeSkipped, "", skipTemplateOptedOut
 	case metav1.GetControllerOf(w) != nil:
 		return Record{}, OutcomeSkipped, "", skipTemplateControlled
-	case old != nil && apiequality.Semantic.DeepEqual(old, tmpl):
+	case oldTmpl != nil && apiequality.Semantic.DeepEqual(oldTmpl, tmpl):
 		return Record{}, OutcomeSkipped, "", skipTemplateUnchanged
 	}
-	if prev, err := ParseRecord(w.GetAnnotations()[AnnotationTemplate]); err == nil {
-		unwrite(&tmpl.Spec, prev)
+	if oldTmpl != nil {
+		if prev, err := ParseRecord(old.GetAnnotations()[AnnotationTemplate]); err == nil {
+			unwrite(&tmpl.Spec, heldOf(prev, &oldTmpl.Spec))
+		}
 	}
 	annotations := w.GetAnnotations()
 	delete(annotations, AnnotationTemplate)
@@ -246,6 +255,39 @@ func unwrite(spec *v1.PodSpec, rec Record) {
 	if apiequality.Semantic.DeepEqual(*spec.Affinity, v1.Affinity{}) {
 		spec.Affinity = nil
 	}
+}
+
+// heldOf is what of rec a template spec still holds as written: the OS
+// selector, the build expression and the preferred build term, each only
+// when spec carries it exactly as rec says it was written.
+func heldOf(rec Record, spec *v1.PodSpec) Record {
+	held := Record{Source: rec.Source}
+	if rec.OS != "" && spec.NodeSelector[v1.LabelOSStable] == rec.OS {
+		held.OS = rec.OS
+	}
+	var na *v1.NodeAffinity
+	if spec.Affinity != nil {
+		na = spec.Affinity.NodeAffinity
+	}
+	if na == nil {
+		return held
+	}
+	if len(rec.Builds) > 0 && na.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		written := buildIn(rec.Builds)
+		for _, t := range na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+			if slices.ContainsFunc(t.MatchExpressions, func(e v1.NodeSelectorRequirement) bool { return apiequality.Semantic.DeepEqual(e, written) }) {
+				held.Builds = rec.Builds
+				break
+			}
+		}
+	}
+	if rec.Preferred != "" {
+		written := v1.PreferredSchedulingTerm{Weight: preferredWeight, Preference: v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{buildIn([]string{rec.Preferred})}}}
+		if slices.ContainsFunc(na.PreferredDuringSchedulingIgnoredDuringExecution, func(t v1.PreferredSchedulingTerm) bool { return apiequality.Semantic.DeepEqual(t, written) }) {
+			held.Preferred = rec.Preferred
+		}
+	}
+	return held
 }
 
 // objectName names a workload in warnings and logs.

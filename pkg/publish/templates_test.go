@@ -251,7 +251,12 @@ func TestPublishTemplate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := newPublisher(t, tt.args...)
 			before := templateOf(tt.workload).DeepCopy()
-			rec, outcome, warning := p.PublishTemplate(tt.workload, tt.old)
+			var old workload
+			if tt.old != nil { // the old workload: the new one's record, the old template
+				old = tt.workload.DeepCopyObject().(workload)
+				*templateOf(old) = *tt.old
+			}
+			rec, outcome, warning := p.PublishTemplate(tt.workload, old)
 			if outcome != tt.outcome {
 				t.Errorf("outcome %q, want %q", outcome, tt.outcome)
 			}
@@ -295,7 +300,7 @@ func TestPublishTemplateIsIdempotent(t *testing.T) {
 		first := daemonSet(tmpl)
 		p.PublishTemplate(first, nil)
 		for _, again := range []*appsv1.DaemonSet{daemonSet(tmpl), first.DeepCopy()} {
-			p.PublishTemplate(again, &first.Spec.Template)
+			p.PublishTemplate(again, first)
 			if diff := cmp.Diff(first.Spec.Template, again.Spec.Template); diff != "" {
 				t.Errorf("%v: the second write differs (-first +second):\n%s", tmpl.Spec.Containers[0].Image, diff)
 			}
@@ -303,5 +308,59 @@ func TestPublishTemplateIsIdempotent(t *testing.T) {
 				t.Errorf("record %q, first %q", again.Annotations[AnnotationTemplate], first.Annotations[AnnotationTemplate])
 			}
 		}
+	}
+}
+
+// TestPublishTemplateKeepsTheUsersSelector: an OS selector the user wrote
+// stays, even where a record (copied, or added by the user) says we wrote
+// one equal to it: at a CREATE nothing is unwritten, and at an UPDATE only
+// what the old workload's record names and its template held. With an
+// image only its registry can tell, a tolerate-everything DaemonSet would
+// otherwise lose its OS selector.
+func TestPublishTemplateKeepsTheUsersSelector(t *testing.T) {
+	registry := func(a *config.WindowsAwareArgs) {
+		a.ImageResolution.Scope = config.ResolutionUndeclared
+		a.ImageResolution.Registries = []config.RegistryHost{{Host: "*.azurecr.io"}}
+	}
+	usersTemplate := func() v1.PodTemplateSpec {
+		tmpl := template("contoso.azurecr.io/agent:1.4")
+		tmpl.Spec.Tolerations = tolerateAll
+		tmpl.Spec.NodeSelector = map[string]string{v1.LabelOSStable: "linux"}
+		return tmpl
+	}
+	record := (&Record{Source: "default", OS: "linux"}).String()
+	withRecord := func(d *appsv1.DaemonSet) *appsv1.DaemonSet {
+		d.Annotations = map[string]string{AnnotationTemplate: record}
+		return d
+	}
+	tests := []struct {
+		name string
+		new  *appsv1.DaemonSet
+		old  *appsv1.DaemonSet // nil: a CREATE
+	}{
+		{name: "CREATE with a copied record", new: withRecord(daemonSet(usersTemplate()))},
+		{
+			name: "UPDATE adding a record the old workload lacked",
+			new:  withRecord(daemonSet(withTemplate(usersTemplate(), func(t *v1.PodTemplateSpec) { t.Labels["v"] = "2" }))),
+			old:  daemonSet(usersTemplate()),
+		},
+		{
+			name: "UPDATE whose old record names a selector the old template lacked",
+			new:  withRecord(daemonSet(withTemplate(usersTemplate(), func(t *v1.PodTemplateSpec) { t.Labels["v"] = "2" }))),
+			old:  withRecord(daemonSet(withTemplate(usersTemplate(), func(t *v1.PodTemplateSpec) { t.Spec.NodeSelector = nil }))),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPublisher(t, registry)
+			var old workload
+			if tt.old != nil {
+				old = tt.old
+			}
+			p.PublishTemplate(tt.new, old)
+			if got := tt.new.Spec.Template.Spec.NodeSelector[v1.LabelOSStable]; got != "linux" {
+				t.Errorf("the user's OS selector became %q: %v", got, tt.new.Spec.Template.Spec.NodeSelector)
+			}
+		})
 	}
 }
