@@ -59,6 +59,9 @@ type warningsOptions struct {
 	// webhookConfiguration is the ValidatingWebhookConfiguration into
 	// whose webhooks the CA bundle is patched, with --tls-secret.
 	webhookConfiguration string
+	// inventoryDetails: the warnings name node counts, pools, taints and
+	// builds (publish.Warner.WithoutInventory, negated).
+	inventoryDetails bool
 }
 
 func (w *warningsOptions) addFlags(fs *pflag.FlagSet) {
@@ -66,6 +69,8 @@ func (w *warningsOptions) addFlags(fs *pflag.FlagSet) {
 		"serve "+warningsPath+" and "+warningsEnforcePath+" (a validating webhook): warn, at the creation of a pod or workload, that it runs on no node "+
 			"the cluster has or can get, and "+mutateWarningsPath+", the publish webhook's /mutate that answers the same warnings for the profile's pods; "+
 			"needs list and watch on nodes (and on karpenter.sh nodepools, where served)")
+	fs.BoolVar(&w.inventoryDetails, "warnings-inventory-details", true,
+		"word the warnings with the cluster's node and NodePool counts, pool names, taints and Windows builds, as explain does; false: a warning that says only that no node runs the object, for clusters whose tenants may not read the nodes")
 	fs.StringVar(&w.webhookConfiguration, "warnings-webhook-configuration", "",
 		"with --warnings and --tls-secret: the ValidatingWebhookConfiguration into whose webhooks the CA bundle is patched")
 }
@@ -107,6 +112,7 @@ func (o *options) registerWarnings(ctx context.Context, logger klog.Logger, mux 
 	if err != nil {
 		return err
 	}
+	warner.WithoutInventory = !o.warnings.inventoryDetails
 	publish.RegisterWarningMetrics(metricsRegistry())
 	mux.Handle(warningsPath, warner.WarningsHandler(logger, false))
 	mux.Handle(warningsEnforcePath, warner.WarningsHandler(logger, true))

@@ -53,7 +53,19 @@ type Warner struct {
 	// that a pod that says it is Linux but whose image its registry lists
 	// for Windows alone is a conflict.
 	facts podneeds.Facts
+	// WithoutInventory words the warnings of a pod that runs on no node
+	// without what the inventory holds (node and NodePool counts, pool
+	// names, taints, the cluster's builds): cluster-scoped facts that a
+	// tenant's own RBAC may deny, and that the full warnings tell anyone
+	// who may create an object, or reach the webhook's port. Conflicts,
+	// which are about the pod alone, are worded as ever.
+	WithoutInventory bool
 }
+
+// inventoryFreeWarning is the warning of a pod that runs on no node, with
+// WithoutInventory.
+const inventoryFreeWarning = "%s runs on no node of the cluster: its OS, the Windows build of its images or a node taint rules out " +
+	"every node; kubectl windows-aware explain, run by someone who may read the nodes, tells which"
 
 // Inventory is where the Warner finds the cluster's nodes.
 type Inventory interface {
@@ -105,6 +117,9 @@ func (w *Warner) Warnings(subject string, pod *v1.Pod) []string {
 	v := s.Judge(d, pod, pod.Spec.SchedulerName == w.profile)
 	if v.Runs() {
 		return nil
+	}
+	if w.WithoutInventory {
+		return warningLines(fmt.Sprintf(inventoryFreeWarning, subject))
 	}
 	var fixes []string
 	if d.OS() == windows.OSWindows {

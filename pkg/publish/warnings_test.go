@@ -383,3 +383,42 @@ func TestWarningLines(t *testing.T) {
 		}
 	}
 }
+
+// TestWarningsWithoutInventory: with WithoutInventory, a pod that runs on
+// no node is told so without the inventory's facts (node and NodePool
+// counts, pool names, taints, the cluster's builds); a conflict, which is
+// about the pod alone, is worded as ever.
+func TestWarningsWithoutInventory(t *testing.T) {
+	checked := 0
+	for _, tt := range warningsTests() {
+		t.Run(tt.name, func(t *testing.T) {
+			full, err := NewWarner("windows-aware", scheme.DefaultArgs(), tt.nodes, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			terse, _ := NewWarner("windows-aware", scheme.DefaultArgs(), tt.nodes, nil)
+			terse.WithoutInventory = true
+			fullResp, _ := full.AdmitWarnings(klog.Background(), tt.req(t), false)
+			terseResp, _ := terse.AdmitWarnings(klog.Background(), tt.req(t), false)
+			fullText, terseText := joinWarnings(fullResp.Warnings), joinWarnings(terseResp.Warnings)
+			if !strings.Contains(fullText, "runs on none of the cluster's") {
+				if fullText != terseText {
+					t.Errorf("a warning without the inventory changed:\n%s\nbecame\n%s", fullText, terseText)
+				}
+				return
+			}
+			checked++
+			if !strings.Contains(terseText, "runs on no node of the cluster") {
+				t.Errorf("warnings %q do not say the object runs on no node", terseText)
+			}
+			for _, secret := range []string{"node(s)", "NodePool", "pool", "10.0.", "NoSchedule", "=windows"} {
+				if strings.Contains(terseText, secret) {
+					t.Errorf("warnings without the inventory say %q:\n%s", secret, terseText)
+				}
+			}
+		})
+	}
+	if checked == 0 {
+		t.Fatal("no case runs on no node: the test checks nothing")
+	}
+}
