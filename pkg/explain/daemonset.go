@@ -207,9 +207,20 @@ func (e *Explainer) JudgeDaemonSet(ctx context.Context, t Template) (*DaemonSetR
 	if r.NoWindowsNode {
 		switch {
 		case len(taints) > 0:
+			// The fix tolerates the profile's OS taints (osTaints.keys)
+			// alone: another taint (tenant=payments:NoSchedule) keeps
+			// pods off for a reason of its owner's, and a fix printed to
+			// be copied whole must not wave it through. It is named in
+			// words instead.
+			osTolerations := d.OSTolerations()
 			names := make([]string, len(taints))
+			var others []string
 			for i, nt := range taints {
 				names[i] = nt.ToString()
+				if !slices.ContainsFunc(osTolerations, func(t v1.Toleration) bool { return t.ToleratesTaint(klog.Background(), &nt, false) }) {
+					others = append(others, nt.ToString())
+					continue
+				}
 				tol := v1.Toleration{Key: nt.Key, Operator: v1.TolerationOpEqual, Value: nt.Value, Effect: nt.Effect}
 				if nt.Value == "" {
 					tol.Operator = v1.TolerationOpExists
@@ -217,6 +228,10 @@ func (e *Explainer) JudgeDaemonSet(ctx context.Context, t Template) (*DaemonSetR
 				add = append(add, tol)
 			}
 			w := fmt.Sprintf("it reaches no Windows node: it does not tolerate their taint(s) %s", strings.Join(names, ", "))
+			if len(others) > 0 {
+				w += fmt.Sprintf("; %s %s not the OS's: the fix does not tolerate %s, ask whoever tainted those nodes",
+					strings.Join(others, ", "), map[bool]string{true: "is", false: "are"}[len(others) == 1], map[bool]string{true: "it", false: "them"}[len(others) == 1])
+			}
 			if rc != nil && rc.Scheduling != nil && len(rc.Scheduling.Tolerations) > 0 {
 				w += fmt.Sprintf("; RuntimeClass %s's tolerations do not count, the DaemonSet controller ignores a RuntimeClass (kubernetes#111590)", rc.Name)
 			}

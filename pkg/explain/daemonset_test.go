@@ -76,3 +76,36 @@ func TestExplainDaemonSet(t *testing.T) {
 		})
 	}
 }
+
+// TestDaemonSetFixToleratesOSTaintsOnly: the printed fix of a Windows
+// DaemonSet that reaches no Windows node tolerates the profile's OS taint
+// alone; another taint on those nodes (a tenant's) is named in words,
+// never waved through by a patch printed to be copied whole.
+func TestDaemonSetFixToleratesOSTaintsOnly(t *testing.T) {
+	profile, err := LoadProfile("", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewExplainer(t.Context(), profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenant := v1.Taint{Key: "tenant", Value: "payments", Effect: v1.TaintEffectNoSchedule}
+	e.Nodes = []*v1.Node{fixture.Node("l1", fixture.NodeOptions{}),
+		fixture.Node("w1", fixture.NodeOptions{OS: "windows", Build: "10.0.20348", Taints: []v1.Taint{fixture.WindowsTaint, tenant}})}
+	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "monitoring", Name: "win-agent"}}
+	ds.Spec.Template.Spec.Containers = []v1.Container{{Name: "c", Image: "mcr.microsoft.com/windows/nanoserver:ltsc2022"}}
+	ds.Spec.Template.Spec.NodeSelector = map[string]string{v1.LabelOSStable: "windows"}
+	templates, _, _ := Inputs([]Object{{Source: LiveSource, Object: ds, Live: true}})
+	r, err := e.JudgeDaemonSet(t.Context(), templates[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPatch := `{"spec":{"template":{"spec":{"tolerations":[{"key":"os","operator":"Equal","value":"windows","effect":"NoSchedule"}]}}}}`
+	if r.Patch != wantPatch {
+		t.Errorf("patch %s, want %s", r.Patch, wantPatch)
+	}
+	if !strings.Contains(r.Why, "tenant=payments:NoSchedule is not the OS's") || strings.Contains(r.Patch, "tenant") {
+		t.Errorf("why %q: want the tenant's taint named in words, and no toleration of it", r.Why)
+	}
+}
