@@ -62,6 +62,11 @@ type Explainer struct {
 func (e *Explainer) Explain(ctx context.Context, templates []Template) (*Report, error) {
 	report := &Report{Profile: e.Profile, Templates: []TemplateReport{}, Nodes: len(e.Nodes)}
 	groups := GroupNodes(e.Nodes)
+	pods := make([]*v1.Pod, len(templates))
+	for i := range templates {
+		pods[i] = templates[i].Pod
+	}
+	e.prefetch(ctx, pods)
 	for _, t := range templates {
 		tr, err := e.explain(ctx, t, groups)
 		if err != nil {

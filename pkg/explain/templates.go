@@ -59,8 +59,12 @@ func Inputs(objects []Object) (templates []Template, runtimeClasses map[string]*
 		}
 		owner := objectMeta(o.Object)
 		pod := &v1.Pod{ObjectMeta: *meta.DeepCopy(), Spec: *spec.DeepCopy()}
-		if pod.Namespace == "" {
-			pod.Namespace = owner.GetNamespace()
+		// The pods are created in their owner's namespace, whatever the
+		// template's own metadata.namespace says (nothing validates it):
+		// pull secrets are read there, never in a namespace a template
+		// names.
+		if ns := owner.GetNamespace(); ns != "" {
+			pod.Namespace = ns
 		}
 		templates = append(templates, Template{
 			Source: o.Source, Kind: kind, Namespace: owner.GetNamespace(), Name: owner.GetName(),

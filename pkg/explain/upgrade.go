@@ -80,6 +80,11 @@ func (e *Explainer) PlanUpgrade(ctx context.Context, in UpgradeInput) (*UpgradeP
 	}
 	host := windows.Host{OS: windows.OSWindows, Arch: archOf(moving), Version: windows.Version{Build: in.Target}, State: windows.BuildKnown}
 
+	templates := make([]*v1.Pod, len(in.Workloads))
+	for i, w := range in.Workloads {
+		templates[i] = w.Template
+	}
+	e.prefetch(ctx, templates)
 	for _, w := range in.Workloads {
 		wp := WorkloadPlan{Kind: w.Kind, Namespace: w.Namespace, Name: w.Name}
 		var onMoving []*v1.Pod

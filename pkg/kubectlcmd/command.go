@@ -130,6 +130,7 @@ no node of the cluster runs it (for CI), 1 when the input cannot be read.`,
 	fs.BoolVar(&o.AllPods, "all-pods", false, "explain every pod of the namespace")
 	fs.BoolVar(&o.Resolve, "resolve", false, "ask the images' registries, as the scheduler's imageResolution does")
 	fs.DurationVar(&o.ResolveTimeout, "resolve-timeout", 30*time.Second, "how long --resolve waits for a pod's registries")
+	fs.DurationVar(&o.ResolveDeadline, "resolve-deadline", 2*time.Minute, "how long --resolve waits for the registries in all; pods not answered by then are reported unresolved")
 	fs.StringVarP(&o.Output, "output", "o", OutputText, "output format: text, json or yaml")
 	return cmd
 }

@@ -54,9 +54,11 @@ type ExplainOptions struct {
 	AllPods bool
 	Output  string
 	// Resolve asks the registries, as the scheduler's imageResolution
-	// does, for up to ResolveTimeout.
-	Resolve        bool
-	ResolveTimeout time.Duration
+	// does, for up to ResolveTimeout a pod and ResolveDeadline in all:
+	// past it, the pods not yet answered are reported unresolved.
+	Resolve         bool
+	ResolveTimeout  time.Duration
+	ResolveDeadline time.Duration
 	// Connect returns the cluster's REST config and the namespace to read
 	// live objects from; nil when explain works on files alone.
 	Connect func() (*rest.Config, string, error)

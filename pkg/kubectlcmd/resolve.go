@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -72,9 +73,18 @@ func (o *ExplainOptions) startResolution(ctx context.Context, e *explain.Explain
 		return nil, err
 	}
 	e.Facts = facts
+	// One deadline for the command, whatever the number of pods and
+	// passes (the what-if asks again per pod), and ResolveTimeout a pod
+	// within it.
+	deadline := time.Now().Add(o.ResolveDeadline)
 	e.Resolve = func(ctx context.Context, pod *v1.Pod) error {
 		ctx, done := context.WithTimeout(ctx, o.ResolveTimeout)
 		defer done()
+		if o.ResolveDeadline > 0 {
+			var stop context.CancelFunc
+			ctx, stop = context.WithDeadline(ctx, deadline)
+			defer stop()
+		}
 		return facts.Resolve(ctx, pod)
 	}
 	return cancel, nil

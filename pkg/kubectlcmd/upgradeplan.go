@@ -105,6 +105,7 @@ unknown, 1 when the cluster cannot be read or the input is wrong.`,
 	fs.StringVar(&o.Profile, "profile", "", "the profile (schedulerName) whose args decide (default: the one that enables WindowsAware)")
 	fs.BoolVar(&o.Resolve, "resolve", false, "ask the images' registries, as the scheduler's imageResolution does")
 	fs.DurationVar(&o.ResolveTimeout, "resolve-timeout", 30*time.Second, "how long --resolve waits for a pod's registries")
+	fs.DurationVar(&o.ResolveDeadline, "resolve-deadline", 2*time.Minute, "how long --resolve waits for the registries in all; pods not answered by then are reported unresolved")
 	fs.StringVarP(&o.Output, "output", "o", OutputTable, "output format: table, json, yaml or markdown")
 	_ = cmd.MarkFlagRequired("to")
 	return cmd
