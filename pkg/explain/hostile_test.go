@@ -21,35 +21,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
-
-// hostile are what a tenant or a registry may write where a report
-// quotes them: a cursor move and a colour, OSC 52 (a command put on the
-// clipboard), BEL, a carriage return, a newline that forges a row.
-var hostile = []string{
-	"\x1b[2K\x1b[1A",
-	"\x1b]52;c;a3ViZWN0bCBkZWxldGUgbnMgcHJvZA==\x07",
-	"\x07",
-	"\rfix: kubectl delete ns prod",
-	"\nDeployment prod/api  ready  1  runs",
-}
-
-// checkNoControl fails when out holds a control byte other than newline
-// or tab, or a line that starts with a forged row.
-func checkNoControl(t *testing.T, what, out string) {
-	t.Helper()
-	for _, c := range []byte(out) {
-		if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
-			t.Fatalf("%s holds control byte %#x:\n%q", what, c, out)
-		}
-	}
-	for _, line := range strings.Split(out, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "Deployment prod/api") || strings.HasPrefix(strings.TrimSpace(line), "fix: kubectl delete") {
-			t.Fatalf("%s holds a forged line %q:\n%s", what, line, out)
-		}
-	}
-}
 
 // TestReportsEscapeWhatTenantsWrite: explain's text (names from a file,
 // a live pod's published annotation, an image that does not parse), and
@@ -57,7 +31,7 @@ func checkNoControl(t *testing.T, what, out string) {
 // no control character that came in.
 func TestReportsEscapeWhatTenantsWrite(t *testing.T) {
 	releases := windows.KnownReleases
-	for _, h := range hostile {
+	for _, h := range fixture.HostileText {
 		r := &Report{Profile: "windows-aware", Templates: []TemplateReport{{
 			Source: "file" + h + ".yaml", Kind: "Deployment", Namespace: "team-a", Name: "web" + h,
 			SchedulerName: "windows-aware", PlacedByProfile: true,
@@ -70,7 +44,7 @@ func TestReportsEscapeWhatTenantsWrite(t *testing.T) {
 		if err := WriteText(&text, r, releases); err != nil {
 			t.Fatal(err)
 		}
-		checkNoControl(t, "explain's text", text.String())
+		fixture.CheckPrintable(t, "explain's text", text.String())
 
 		p := &UpgradePlan{Target: "10.0.26100", Profile: "windows-aware",
 			Workloads: []WorkloadPlan{{Kind: "Deployment", Namespace: "team-a", Name: "web", Verdict: VerdictUnknown, Reason: "image " + h}},
@@ -81,11 +55,11 @@ func TestReportsEscapeWhatTenantsWrite(t *testing.T) {
 		if err := WriteUpgradeTable(&table, p, releases); err != nil {
 			t.Fatal(err)
 		}
-		checkNoControl(t, "upgrade-plan's table", table.String())
+		fixture.CheckPrintable(t, "upgrade-plan's table", table.String())
 		if err := WriteUpgradeMarkdown(&markdown, p, releases); err != nil {
 			t.Fatal(err)
 		}
-		checkNoControl(t, "upgrade-plan's markdown", markdown.String())
+		fixture.CheckPrintable(t, "upgrade-plan's markdown", markdown.String())
 		if !strings.Contains(markdown.String(), "`team-a/web-1`") {
 			t.Errorf("markdown lacks the pod as a code span:\n%s", markdown.String())
 		}

@@ -17,14 +17,8 @@ limitations under the License.
 package kubectlcmd
 
 import (
-	"encoding/pem"
 	"fmt"
 	"io"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -34,6 +28,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/explain"
+	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 )
 
 // TestResolveDeadline: --resolve against a registry that never answers
@@ -42,16 +37,9 @@ import (
 // a workload are asked about in its own namespace, whatever its template's
 // metadata.namespace says.
 func TestResolveDeadline(t *testing.T) {
-	hang := httptest.NewTLSServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
-	t.Cleanup(func() {
-		hang.CloseClientConnections()
-		hang.Close()
-	})
-	caFile := filepath.Join(t.TempDir(), "ca.crt")
-	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hang.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	host := strings.TrimPrefix(hang.URL, "https://")
+	// A registry that never answers, within a request timeout longer
+	// than the test.
+	host, caFile := registrytest.Hanging(t)
 	profile, err := explain.LoadProfile("", "")
 	if err != nil {
 		t.Fatal(err)

@@ -18,14 +18,8 @@ package ungate
 
 import (
 	"context"
-	"encoding/pem"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -35,6 +29,7 @@ import (
 	"k8s.io/client-go/tools/events"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 )
 
@@ -123,16 +118,9 @@ func TestFairQueueOrder(t *testing.T) {
 // queue was fair, it waited behind the 400 (8 workers, each held up to a
 // pod's deadline and 2 s more once late: minutes).
 func TestOneNamespaceHoldsNoOther(t *testing.T) {
-	hang := httptest.NewTLSServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
-	t.Cleanup(func() {
-		hang.CloseClientConnections()
-		hang.Close()
-	})
-	caFile := filepath.Join(t.TempDir(), "ca.crt")
-	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hang.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	host := strings.TrimPrefix(hang.URL, "https://")
+	// A registry that never answers, within a request timeout longer
+	// than the test.
+	host, caFile := registrytest.Hanging(t)
 	const gateTimeout = 3 * time.Second
 	args := gatingArgs(host, caFile, config.OnFailureTagRules, gateTimeout)
 	args.ImageResolution.RequestTimeout = metav1.Duration{Duration: time.Minute}

@@ -19,11 +19,6 @@ package ungate
 import (
 	"context"
 	"encoding/json"
-	"encoding/pem"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -183,18 +178,9 @@ func TestUngateWithoutLosses(t *testing.T) {
 // once by the controller that finds it, whatever its own start, even
 // while its registry does not answer.
 func TestUngateDeadlineFromPodAge(t *testing.T) {
-	// A registry that takes requests and never answers them, within a
-	// request timeout longer than the test.
-	hang := httptest.NewTLSServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
-	t.Cleanup(func() {
-		hang.CloseClientConnections()
-		hang.Close()
-	})
-	caFile := filepath.Join(t.TempDir(), "ca.crt")
-	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hang.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	host := strings.TrimPrefix(hang.URL, "https://")
+	// A registry that never answers, within a request timeout longer
+	// than the test.
+	host, caFile := registrytest.Hanging(t)
 	const timeout = time.Minute
 	args := gatingArgs(host, caFile, config.OnFailureTagRules, timeout)
 	args.ImageResolution.RequestTimeout = metav1.Duration{Duration: 10 * time.Minute}
