@@ -128,8 +128,10 @@ The webhook itself then needs no right on pods.`,
 		"the most containers (init and ephemeral included, object and old object together) a review may hold to be read; past it the object is admitted unchanged, with a warning")
 	fs.IntVar(&o.reviews.MaxImageBytes, "max-review-image-bytes", reviewgate.DefaultMaxImageBytes,
 		"the most bytes of image strings a review may hold to be read; past it the object is admitted unchanged, with a warning")
-	fs.Int64Var(&o.reviews.BytesInFlight, "review-bytes-in-flight", reviewgate.DefaultBytesInFlight,
-		"the budget of review bytes read at once by this replica; a review that finds no room until shortly before the API server's timeout is admitted unchanged, with a warning")
+	fs.IntVar(&o.reviews.Reviews, "max-concurrent-reviews", reviewgate.DefaultReviews,
+		"reviews of at most 256 KiB read at once by this replica; a review that finds no room until shortly before the API server's timeout is admitted unchanged, with a warning")
+	fs.IntVar(&o.reviews.LargeReviews, "max-concurrent-large-reviews", reviewgate.DefaultLargeReviews,
+		"reviews of more than 256 KiB, or of no declared length, read at once by this replica")
 	o.ungate.addFlags(fs)
 	o.warnings.addFlags(fs)
 	o.metricsAuth.addFlags(fs)

@@ -122,7 +122,7 @@ func serve(ctx context.Context, logger klog.Logger, publisher *publish.Publisher
 	if limits == (serverLimits{}) {
 		limits = defaultServerLimits
 	}
-	// Every review path behind one budget (pkg/reviewgate): what one
+	// Every review path behind one gate (pkg/reviewgate): what one
 	// review, or many side by side, may cost this replica before a handler
 	// decodes them.
 	reviews := reviewgate.New(o.reviews)

@@ -25,14 +25,16 @@ limitations under the License.
 // minimal containers is about 130 MB per typed copy. The gate, in order:
 //
 //   - refuses a body larger than the limit unread, by its Content-Length;
-//   - admits reviews into a budget of bytes in flight, weighed by their
-//     length, so that many small reviews pass side by side and a large one
-//     waits its turn (until the API server's timeout for the call nears);
+//   - reads a bounded number of reviews at once (32), and of large ones
+//     (past 256 KiB, or of no declared length) one at a time, so that a
+//     review waits its turn (until the API server's timeout for the call
+//     nears), memory stays bounded, and a client that sends large reviews
+//     slowly holds only the large ones' room;
 //   - counts the containers (init and ephemeral included) and image bytes
 //     of the raw JSON (Count), and answers past the caps itself.
 //
 // A review it does not pass on is answered "allowed, unchanged", with a
 // warning that says why and a count in the metric LimitedReviews: the
-// webhook is an aid, and the budget it keeps is its own, never a reason to
+// webhook is an aid, and the room it keeps is its own, never a reason to
 // refuse what the API server would admit.
 package reviewgate

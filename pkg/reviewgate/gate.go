@@ -39,10 +39,17 @@ type Limits struct {
 	// server's own request limit is 3 MiB an object, and an UPDATE's
 	// review carries two. A longer one is refused unread (413).
 	MaxBodyBytes int64
-	// BytesInFlight is the budget of review bytes read and decoded at
-	// once (default 8 MiB): one review as large as MaxBodyBytes at a
-	// time, or any number of small ones side by side.
-	BytesInFlight int64
+	// Reviews is how many reviews of at most LargeReviewBytes are read
+	// and decoded at once (default 32); LargeReviews, how many larger
+	// ones, or ones that declare no length (default 1). A review that
+	// finds no room until shortly before the API server's timeout is
+	// admitted unchanged. Apart, a client that declares large reviews and
+	// sends them slowly holds the large ones' room alone: the reviews the
+	// API server sends for ordinary objects pass beside it.
+	Reviews, LargeReviews int
+	// LargeReviewBytes is the declared length past which a review is
+	// large (default 256 KiB).
+	LargeReviewBytes int64
 	// MaxContainers is the most containers (init and ephemeral included,
 	// the object's and the old object's together) a review may hold to
 	// be decoded (default 1,000); past it the review is admitted
@@ -56,10 +63,12 @@ type Limits struct {
 
 // The defaults of Limits.
 const (
-	DefaultMaxBodyBytes  = 8 << 20
-	DefaultBytesInFlight = 8 << 20
-	DefaultMaxContainers = 1000
-	DefaultMaxImageBytes = 1 << 20
+	DefaultMaxBodyBytes     = 8 << 20
+	DefaultReviews          = 32
+	DefaultLargeReviews     = 1
+	DefaultLargeReviewBytes = 256 << 10
+	DefaultMaxContainers    = 1000
+	DefaultMaxImageBytes    = 1 << 20
 )
 
 // The reasons LimitedReviews counts.
@@ -70,11 +79,7 @@ const (
 	ReasonImageBytes = "image_bytes"
 )
 
-// minWeight is what a review weighs at least in the budget: its headers,
-// buffers and response.
-const minWeight = 4 << 10
-
-// defaultWait is how long a review waits for room in the budget when the
+// defaultWait is how long a review waits for room when the
 // API server names no timeout for the call (it does: ?timeout=10s by
 // default); waitMargin is kept of a timeout it names, to answer in.
 const (
@@ -82,16 +87,17 @@ const (
 	waitMargin  = time.Second
 )
 
-// envelopeBytes is how much of a review is read to find its UID when the
-// budget has no room for the whole: the API server writes the request's
-// UID near the start.
+// envelopeBytes is how much of a review is read to find its UID when
+// there is no room for the whole: the API server writes the request's UID
+// near the start.
 const envelopeBytes = 64 << 10
 
-// Gate is one replica's front for every review path: the budget is shared
-// by all of them.
+// Gate is one replica's front for every review path: the room for
+// reviews is shared by all of them.
 type Gate struct {
-	limits   Limits
-	inFlight *semaphore.Weighted
+	limits       Limits
+	reviews      *semaphore.Weighted
+	largeReviews *semaphore.Weighted
 }
 
 // New returns a Gate with limits, defaults filled in.
@@ -99,8 +105,14 @@ func New(limits Limits) *Gate {
 	if limits.MaxBodyBytes <= 0 {
 		limits.MaxBodyBytes = DefaultMaxBodyBytes
 	}
-	if limits.BytesInFlight <= 0 {
-		limits.BytesInFlight = DefaultBytesInFlight
+	if limits.Reviews <= 0 {
+		limits.Reviews = DefaultReviews
+	}
+	if limits.LargeReviews <= 0 {
+		limits.LargeReviews = DefaultLargeReviews
+	}
+	if limits.LargeReviewBytes <= 0 {
+		limits.LargeReviewBytes = DefaultLargeReviewBytes
 	}
 	if limits.MaxContainers <= 0 {
 		limits.MaxContainers = DefaultMaxContainers
@@ -108,7 +120,8 @@ func New(limits Limits) *Gate {
 	if limits.MaxImageBytes <= 0 {
 		limits.MaxImageBytes = DefaultMaxImageBytes
 	}
-	return &Gate{limits: limits, inFlight: semaphore.NewWeighted(limits.BytesInFlight)}
+	return &Gate{limits: limits, reviews: semaphore.NewWeighted(int64(limits.Reviews)),
+		largeReviews: semaphore.NewWeighted(int64(limits.LargeReviews))}
 }
 
 // Limits returns the gate's limits, defaults filled in.
@@ -131,28 +144,27 @@ func (g *Gate) Wrap(logger klog.Logger, mux *http.ServeMux) http.Handler {
 			http.Error(w, fmt.Sprintf("an AdmissionReview of %d bytes, more than the %d this webhook reads", r.ContentLength, g.limits.MaxBodyBytes), http.StatusRequestEntityTooLarge)
 			return
 		}
-		weight := r.ContentLength
-		if weight < 0 { // not declared: the most it may be
-			weight = g.limits.MaxBodyBytes
+		room, kind := g.reviews, "reviews"
+		if r.ContentLength < 0 || r.ContentLength > g.limits.LargeReviewBytes {
+			room, kind = g.largeReviews, "large reviews"
 		}
-		weight = min(max(weight, minWeight), g.limits.BytesInFlight)
 		ctx, cancel := context.WithTimeout(r.Context(), waitFor(r))
-		err := g.inFlight.Acquire(ctx, weight)
+		err := room.Acquire(ctx, 1)
 		cancel()
 		if err != nil {
 			LimitedReviews.WithLabelValues(path, ReasonBusy).Inc()
+			// The UID is near the start.
 			env, ok := readEnvelope(io.LimitReader(r.Body, envelopeBytes))
 			if !ok {
 				http.Error(w, "the webhook is busy", http.StatusTooManyRequests)
 				return
 			}
-			logger.Info("Admitting a review unchanged: the webhook's budget of reviews in flight stayed full", "path", path, "kind", env.Request.Kind.Kind, "namespace", env.Request.Namespace, "name", env.Request.Name)
-			admitUnchanged(w, logger, env, fmt.Sprintf("the webhook was busy with %d bytes of other reviews", g.limits.BytesInFlight))
+			logger.Info("Admitting a review unchanged: the webhook had no room for it", "path", path, "kind", env.Request.Kind.Kind, "namespace", env.Request.Namespace, "name", env.Request.Name)
+			admitUnchanged(w, logger, env, "the webhook was busy with other "+kind)
 			return
 		}
-		defer g.inFlight.Release(weight)
-
-		body, err := readBody(w, r, g.limits.MaxBodyBytes)
+		defer room.Release(1)
+		body, err := readAll(http.MaxBytesReader(w, r.Body, g.limits.MaxBodyBytes), r.ContentLength)
 		if err != nil {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
@@ -194,22 +206,22 @@ func (g *Gate) Wrap(logger klog.Logger, mux *http.ServeMux) http.Handler {
 	})
 }
 
-// readBody reads a review's body, at most limit bytes, into a buffer of
-// its declared length when it declares one: no doubling of a growing
-// buffer, whose garbage a large review would double.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
-	body := http.MaxBytesReader(w, r.Body, limit)
-	if r.ContentLength < 0 {
-		return io.ReadAll(body)
+// readAll reads r to its end into a buffer of the declared length (-1:
+// not declared, a buffer that grows): no garbage of a growing buffer for
+// the reviews that declare their length, as the API server's do. The
+// rooms bound how many such buffers there are at once.
+func readAll(r io.Reader, declared int64) ([]byte, error) {
+	if declared < 0 {
+		return io.ReadAll(r)
 	}
-	buf := make([]byte, r.ContentLength)
-	if _, err := io.ReadFull(body, buf); err != nil {
+	buf := make([]byte, declared)
+	if _, err := io.ReadFull(r, buf); err != nil {
 		return nil, err
 	}
 	return buf, nil
 }
 
-// waitFor is how long a review may wait for room in the budget: until
+// waitFor is how long a review may wait for room: until
 // shortly before the API server gives up on the call.
 func waitFor(r *http.Request) time.Duration {
 	if s := r.URL.Query().Get("timeout"); s != "" {

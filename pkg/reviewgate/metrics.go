@@ -29,7 +29,7 @@ var LimitedReviews = metrics.NewCounterVec(
 	&metrics.CounterOpts{
 		Subsystem:      "windows_aware",
 		Name:           "admission_reviews_limited_total",
-		Help:           "AdmissionReviews the webhook answered without reading them through, by path and reason: too_large (refused unread, larger than the webhook reads), busy (admitted unchanged: its budget of reviews in flight stayed full), containers and image_bytes (admitted unchanged: past the caps).",
+		Help:           "AdmissionReviews the webhook answered without reading them through, by path and reason: too_large (refused unread, larger than the webhook reads), busy (admitted unchanged: no room for it among the reviews being read), containers and image_bytes (admitted unchanged: past the caps).",
 		StabilityLevel: metrics.ALPHA,
 	},
 	[]string{"path", "reason"},
