@@ -19,5 +19,6 @@ limitations under the License.
 // cluster lacks for a pod no node runs. The kubectl plugin's explain
 // (package explain) and the admission webhook's warnings (package
 // publish) both say them, so that a warning at kubectl apply and explain's
-// fix read alike; neither imports the other.
+// fix read alike. advice imports neither; explain reads publish's record
+// of what it wrote into a pod, and nothing of its words.
 package advice

@@ -22,7 +22,13 @@ limitations under the License.
 //
 // It reads manifests (manifests.go) or live objects (live.go), takes the
 // pod template of every workload kind (templates.go), merges RuntimeClasses
-// as their admission plugin does (runtimeclass.go), and asks the
-// WindowsAware plugin itself for the decision and for each node's verdict
-// (explain.go, nodes.go): the decision is the plugin's, never a copy.
+// as their admission plugin does (runtimeclass.go), and asks the profile's
+// decider (package podneeds) for the decision and each node's verdict
+// (explain.go, nodes.go): the one decision the scheduler's plugin, publish
+// mode and the webhook's warnings call, never a copy.
+//
+// It also plans a Windows Server upgrade (upgrade*.go: which workloads the
+// move of a pool to another build breaks, and what blocks draining it;
+// kubectl windows-aware upgrade-plan), and judges where a DaemonSet's
+// controller puts its pods (daemonset*.go: explain and status).
 package explain

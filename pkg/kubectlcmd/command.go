@@ -28,8 +28,8 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/safetext"
 )
 
-// NewCommand is kubectl windows-aware: explain and status, with kubectl's
-// flags for choosing the cluster and namespace.
+// NewCommand is kubectl windows-aware: explain, status and upgrade-plan,
+// with kubectl's flags for choosing the cluster and namespace.
 func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	flags := genericclioptions.NewConfigFlags(true)
 	cmd := &cobra.Command{

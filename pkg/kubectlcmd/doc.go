@@ -16,8 +16,10 @@ limitations under the License.
 
 // Package kubectlcmd holds the commands of kubectl windows-aware, the
 // kubectl plugin: explain (what the windows-aware profile decides about pod
-// templates, files or live objects, and which pools run them) and status
-// (gated pods, recent refusals, and the cluster's pools by OS and build).
+// templates, files or live objects, and which pools run them), status
+// (gated pods, recent refusals, DaemonSets that miss or overreach their
+// nodes, and the cluster's pools by OS and build) and upgrade-plan (which
+// workloads a Windows Server upgrade breaks, and what blocks draining).
 // They take kubectl's own flags (k8s.io/cli-runtime), so that a kubeconfig,
 // its context and a namespace are chosen as kubectl chooses them.
 //
