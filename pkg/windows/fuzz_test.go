@@ -31,7 +31,7 @@ import (
 // maxErrorLength is the longest error ImageOf may return: a quoted cut
 // prefix of the reference (each byte escaped as \xNN at worst), its length
 // and the parser's own words.
-const maxErrorLength = 4*quotedReferenceMax + 200
+const maxErrorLength = 4*quotedReferenceMax + parseDetailMax + 64
 
 func FuzzImageOf(f *testing.F) {
 	for _, tt := range imageOfCases {

@@ -153,11 +153,11 @@ var pathWindowsWords = map[string]bool{
 // as QuoteReference does.
 func (c *Catalog) ImageOf(ref string) (Image, error) {
 	if len(ref) > MaxReferenceLength {
-		return Image{}, fmt.Errorf("image %s: %w", QuoteReference(ref), ErrReferenceTooLong)
+		return Image{}, &referenceError{ref: ref, err: ErrReferenceTooLong}
 	}
 	named, err := reference.ParseNormalizedNamed(ref)
 	if err != nil {
-		return Image{}, fmt.Errorf("image %s: %w", QuoteReference(ref), err)
+		return Image{}, &referenceError{ref: ref, err: err}
 	}
 	domain, path := reference.Domain(named), reference.Path(named)
 	windowsRepo := domain == "mcr.microsoft.com" && (path == "windows" || strings.HasPrefix(path, "windows/"))

@@ -19,6 +19,8 @@ package windows
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/distribution/reference"
 )
@@ -36,8 +38,33 @@ const MaxReferenceLength = reference.NameTotalLengthMax + 1 + 128 + 1 + len("sha
 // MaxReferenceLength.
 var ErrReferenceTooLong = errors.New("reference is longer than any that can parse")
 
-// quotedReferenceMax is how much of a reference a message quotes.
-const quotedReferenceMax = 96
+// quotedReferenceMax is how much of a reference a message quotes, and
+// parseDetailMax of the parser's own words (which may quote the
+// repository name, escaped here).
+const (
+	quotedReferenceMax = 96
+	parseDetailMax     = 160
+)
+
+// referenceError is ImageOf's error for a reference that does not parse:
+// the reference quoted as QuoteReference does, and the parser's error,
+// which it wraps, in words escaped and cut, since they may quote the
+// reference's name as it is.
+type referenceError struct {
+	ref string
+	err error
+}
+
+func (e *referenceError) Error() string {
+	detail := strconv.Quote(e.err.Error())
+	detail = detail[1 : len(detail)-1]
+	if len(detail) > parseDetailMax {
+		detail = strings.ToValidUTF8(detail[:parseDetailMax], "") + "…"
+	}
+	return "image " + QuoteReference(e.ref) + ": " + detail
+}
+
+func (e *referenceError) Unwrap() error { return e.err }
 
 // QuoteReference returns ref as a message shows it: quoted as %q quotes it
 // (control bytes escaped), and cut to its first bytes, with its length,
