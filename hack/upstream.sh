@@ -151,6 +151,9 @@ run_test() {
   summarize "$out/output.txt"
   log "done in $((SECONDS - start))s; output in $out/output.txt"
   [[ $rc -eq 0 ]] || die "upstream workloads failed (exit $rc): see $out/output.txt and $out/logs/"
+  # A filter that selects nothing would pass having checked nothing.
+  grep -qE '^Benchmark[^ ]*-[0-9]+[[:space:]]+1[[:space:]]' "$out/output.txt" \
+    || die "no workload ran: the label filter ($labels) or UPSTREAM_BENCH ($BENCH) selects none"
 }
 
 # ensure_benchstat builds the benchstat hack/tools/benchreport pins, as
