@@ -263,6 +263,8 @@ run_perf() {
     [[ $rc -eq 0 ]] || break
   done
   grep -E '^Benchmark' "$out/perf-output.txt" >"$out/perf.txt" || true
+  # A label filter that selects nothing would pass having placed nothing.
+  [[ $rc -ne 0 || -s $out/perf.txt ]] || die "no whole-scheduler workload ran: the label filter '$PERF_LABELS' selects none"
   grep -E '^(goos|goarch|pkg|cpu):' "$out/perf-output.txt" | sort -u | cat - "$out/perf.txt" >"$out/perf.txt.tmp" && mv "$out/perf.txt.tmp" "$out/perf.txt"
   # benchstat wants a benchmark's runs together.
   { grep -E '^(goos|goarch|pkg|cpu):' "$out/perf.txt"; grep -E '^Benchmark' "$out/perf.txt" | sort -s -k1,1; } >"$out/perf.txt.tmp" && mv "$out/perf.txt.tmp" "$out/perf.txt"
