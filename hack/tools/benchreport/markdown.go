@@ -76,7 +76,7 @@ func summary(w io.Writer, r *results, findings, fullName string) {
 	machineTable(w, r)
 	fmt.Fprintf(w, "## Reproduce\n\n")
 	fmt.Fprintf(w, "`make bench` runs both levels (`hack/bench.sh full`), then `make bench-report`\n")
-	fmt.Fprintf(w, "writes this page. `make bench-ci` is the short run CI makes, with the same goals.")
+	fmt.Fprintf(w, "writes this page. `make bench-ci` is the short run, with the same goals; CI runs it placement-only (`BENCH_PLACEMENT_ONLY=1`: every placement, not the speed references nor the verdicts).")
 	if fullName != "" {
 		fmt.Fprintf(w, " The full tables (plugin level\nper pod, whole-scheduler throughput per workload, CPU profiles, benchstat) go to `%s`, a generated\nartifact, not a page.", fullName)
 	}
