@@ -25,6 +25,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/windows-aware/windows-aware/pkg/plugins/windowsawarepreemption"
 )
 
 // TestSchedulerForgetsHugeImages: a tenant who creates and deletes pods of
@@ -37,7 +39,7 @@ func TestSchedulerForgetsHugeImages(t *testing.T) {
 	e := requireCluster(t)
 	ns := e.namespace()
 	const profile = "windows-aware-huge-images"
-	sched := e.runScheduler("scheduler-huge-images", t.TempDir(), e.c.SchedulerKubeconfig, windowsAwareProfile(profile, "", nil))
+	sched := e.runScheduler("scheduler-huge-images", t.TempDir(), e.c.SchedulerKubeconfig, windowsAwareProfile(profile, windowsawarepreemption.Name, map[string]any{}))
 	scrape := newScraper(t, e.c)
 	// heap is the scheduler's heap in use, the least of a few reads: what
 	// a collection leaves, without the garbage of the last pods.
