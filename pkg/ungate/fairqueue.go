@@ -89,9 +89,12 @@ func (q *fairQueue) Push(key string) {
 // it only when Len is not 0.
 func (q *fairQueue) Pop() string {
 	now := q.now()
-	// A pod past its deadline, at the head of its namespace.
-	for i, ns := range q.turns {
-		if due, ok := q.due(q.byNamespace[ns][0]); !ok || !due.After(now) {
+	// A pod past its deadline, at the head of its namespace, the
+	// namespaces in turn from the one whose turn it is: a namespace with
+	// hundreds of late pods takes one, then another namespace's late pod.
+	for k := range q.turns {
+		i := (q.next + k) % len(q.turns)
+		if due, ok := q.due(q.byNamespace[q.turns[i]][0]); !ok || !due.After(now) {
 			return q.take(i)
 		}
 	}

@@ -57,6 +57,12 @@ func TestFairQueueOrder(t *testing.T) {
 			want: []string{"a/1", "b/1", "b/2", "a/2"},
 		},
 		{
+			name: "late pods of two namespaces take turns",
+			push: []string{"a/1", "a/2", "a/3", "b/1"},
+			late: []string{"a/1", "a/2", "a/3", "b/1"},
+			want: []string{"a/1", "b/1", "a/2", "a/3"},
+		},
+		{
 			name: "the head of a namespace, late, before any turn",
 			push: []string{"a/1", "a/2", "b/1"},
 			late: []string{"b/1"},
