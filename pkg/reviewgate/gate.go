@@ -124,9 +124,6 @@ func New(limits Limits) *Gate {
 		largeReviews: semaphore.NewWeighted(int64(limits.LargeReviews))}
 }
 
-// Limits returns the gate's limits, defaults filled in.
-func (g *Gate) Limits() Limits { return g.limits }
-
 // Wrap serves mux's requests, a POST to one of its patterns (a review)
 // once it is within the limits: mux's handler then reads the body the
 // gate has read, from memory. The metric's path label is mux's pattern,
@@ -138,7 +135,6 @@ func (g *Gate) Wrap(logger klog.Logger, mux *http.ServeMux) http.Handler {
 			mux.ServeHTTP(w, r)
 			return
 		}
-		next := mux
 		if r.ContentLength > g.limits.MaxBodyBytes {
 			LimitedReviews.WithLabelValues(path, ReasonTooLarge).Inc()
 			http.Error(w, fmt.Sprintf("an AdmissionReview of %d bytes, more than the %d this webhook reads", r.ContentLength, g.limits.MaxBodyBytes), http.StatusRequestEntityTooLarge)
@@ -177,7 +173,7 @@ func (g *Gate) Wrap(logger klog.Logger, mux *http.ServeMux) http.Handler {
 		}
 		// A review cannot hold more containers than it has objects, nor
 		// more image bytes than bytes: most reviews are read no further.
-		counts, err := Counts{}, error(nil)
+		var counts Counts
 		if bytes.Count(body, []byte("{")) > g.limits.MaxContainers || len(body) > g.limits.MaxImageBytes {
 			counts, err = Count(body, Counts{Containers: g.limits.MaxContainers, ImageBytes: g.limits.MaxImageBytes})
 		}
@@ -202,7 +198,7 @@ func (g *Gate) Wrap(logger klog.Logger, mux *http.ServeMux) http.Handler {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
-		next.ServeHTTP(w, r)
+		mux.ServeHTTP(w, r)
 	})
 }
 
