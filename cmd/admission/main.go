@@ -63,6 +63,8 @@ type options struct {
 	ungate  ungateOptions
 	// warnings: the warnings webhook (warnings.go).
 	warnings warningsOptions
+	// schedulerLease: the Lease the opt-in follows (schedulerlease.go).
+	schedulerLease schedulerLeaseFlag
 }
 
 func newCommand() *cobra.Command {
@@ -80,7 +82,8 @@ writes nothing into a pod whose own constraints contradict the decision. It
 admits every pod: on an error the pod is admitted unchanged.
 
 It serves /mutate (AdmissionReview v1), /opt-in (a pod of a namespace, or of
-the cluster, that opts in becomes the profile's), /templates (a DaemonSet's,
+the cluster, that opts in becomes the profile's, DaemonSets' pods included,
+while the scheduler renews the Lease --scheduler-lease names), /templates (a DaemonSet's,
 Deployment's, StatefulSet's, ReplicaSet's, Job's or CronJob's pod template
 that constrains no OS gets the kubernetes.io/os selector and the builds its
 images need, at CREATE and at an UPDATE that changes the template), /healthz, /readyz and /metrics over
@@ -134,6 +137,7 @@ The webhook itself then needs no right on pods.`,
 		"reviews of more than 256 KiB, or of no declared length, read at once by this replica")
 	o.ungate.addFlags(fs)
 	o.warnings.addFlags(fs)
+	o.schedulerLease.addFlags(fs)
 	o.metricsAuth.addFlags(fs)
 	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(klogFlags)
@@ -180,6 +184,9 @@ func (o *options) run(ctx context.Context) error {
 	}()
 	if !o.webhook {
 		return serveControllerMetrics(ctx, logger, o.ungate.metricsAddress)
+	}
+	if err := o.schedulerLease.follow(ctx, logger, publisher, &o.ungate); err != nil {
+		return err
 	}
 	return serve(ctx, logger, publisher, o)
 }

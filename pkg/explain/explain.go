@@ -174,6 +174,8 @@ func osFrom(d *podneeds.Decision, pod *v1.Pod, rc *nodev1.RuntimeClass) string {
 		return from
 	case podneeds.SourceDefault:
 		return "defaultOS of the WindowsAware args"
+	case podneeds.SourceDaemonSet:
+		return "the node its DaemonSet pins it to (defaultOS does not apply)"
 	}
 	return string(d.OSSource())
 }

@@ -285,7 +285,7 @@ func readRetiring(ctx context.Context, e *explain.Explainer, client kubernetes.I
 		return client.CoreV1().Pods(ns).List(ctx, opts)
 	}).EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
 		pod := obj.(*v1.Pod)
-		if !onRetiring[pod.Spec.NodeName] || pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed || daemonSetPod(pod) {
+		if !onRetiring[pod.Spec.NodeName] || pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed || podneeds.DaemonSetPod(pod) {
 			return nil
 		}
 		r.Pods++
@@ -301,13 +301,6 @@ func readRetiring(ctx context.Context, e *explain.Explainer, client kubernetes.I
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
 	return r, nil
-}
-
-// daemonSetPod reports whether a DaemonSet owns the pod: it runs on every
-// node and goes with its node, so it never moves.
-func daemonSetPod(pod *v1.Pod) bool {
-	ref := metav1.GetControllerOf(pod)
-	return ref != nil && ref.Kind == "DaemonSet"
 }
 
 // changedImage is the tag an ImageBuildsChanged Event names first, quoted

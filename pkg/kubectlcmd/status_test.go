@@ -124,7 +124,7 @@ func TestStatusRetiring(t *testing.T) {
 		return p
 	}
 	daemon := on("agent", "w2019", "mcr.microsoft.com/windows/servercore:ltsc2019")
-	daemon.OwnerReferences = []metav1.OwnerReference{{Kind: "DaemonSet", Name: "agent", Controller: ptrTo(true)}}
+	daemon.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "agent", Controller: ptrTo(true)}}
 	done := on("job", "w2019", "mcr.microsoft.com/windows/servercore:ltsc2019")
 	done.Status.Phase = v1.PodSucceeded
 	tests := []struct {

@@ -311,7 +311,10 @@ func checkImagesRunOn(images []Image, os string) *Conflict {
 
 // defaultOSOf is the OS of a pod with no OS of its own: the one its node
 // selector or affinity pins, so that a pod the user already placed by hand
-// keeps its placement, else the configured default.
+// keeps its placement; any OS for a DaemonSet's pod, whose controller has
+// already chosen its node (a multi-OS agent that tolerates every taint runs
+// on the nodes of both OSes, as it would under the stock scheduler); else
+// the configured default.
 func (dr *Decider) defaultOSOf(pod *v1.Pod) (string, Source) {
 	if values, pinned := pinnedValues(pod, v1.LabelOSStable); pinned {
 		os := ""
@@ -323,6 +326,9 @@ func (dr *Decider) defaultOSOf(pod *v1.Pod) (string, Source) {
 			os = v
 		}
 		return os, SourceSelector
+	}
+	if DaemonSetPod(pod) {
+		return "", SourceDaemonSet
 	}
 	return dr.defaultOS, SourceDefault
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
@@ -76,6 +77,11 @@ func TestRunsOn(t *testing.T) {
 			args: func(a *config.WindowsAwareArgs) { a.DefaultOS = config.OSAny }, want: linuxNodes},
 		{name: "defaultOS any tolerating the taint reaches windows nodes", pod: withTolerations(pod(imgLinux), v1.Toleration{Key: "os", Operator: v1.TolerationOpExists}),
 			args: func(a *config.WindowsAwareArgs) { a.DefaultOS = config.OSAny }, want: append(slices.Clone(linuxNodes), windowsNodes...)},
+		{name: "a DaemonSet's pod that says nothing takes no default OS: its tolerations decide, as stock", pod: daemonSetPod(withTolerations(pod(imgLinux), v1.Toleration{Key: "os", Operator: v1.TolerationOpExists})),
+			want: append(slices.Clone(linuxNodes), windowsNodes...)},
+		{name: "a DaemonSet's pod that tolerates nothing stays off tainted windows nodes", pod: daemonSetPod(pod(imgLinux)), want: linuxNodes},
+		{name: "a DaemonSet's pod keeps its image's build", pod: daemonSetPod(pod(img2019)), want: []string{"win2019", "win2019-kernel-only"}},
+		{name: "a DaemonSet's pod keeps its selector", pod: daemonSetPod(withNodeSelector(withTolerations(pod(imgLinux), v1.Toleration{Key: "os", Operator: v1.TolerationOpExists}), v1.LabelOSStable, "linux")), want: linuxNodes},
 		{name: "a selector for windows makes a tagless pod a windows pod", pod: withNodeSelector(pod(imgWinNoTag), v1.LabelOSStable, "windows"), want: windowsNodes},
 		{name: "OS taints not tolerated when switched off", pod: pod(img2019),
 			args: func(a *config.WindowsAwareArgs) { a.OSTaints.Tolerate = false }, want: nil},
@@ -326,4 +332,10 @@ func TestOSTaints(t *testing.T) {
 	if runsOn(d, p, []*v1.Node{n}) != nil {
 		t.Error("sku=Windows:NoExecute tolerated on the pod's behalf")
 	}
+}
+
+// daemonSetPod makes p a DaemonSet's pod.
+func daemonSetPod(p *v1.Pod) *v1.Pod {
+	p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "agent", UID: "ds", Controller: ptr.To(true)}}
+	return p
 }

@@ -34,6 +34,10 @@ const (
 	SourceSelector Source = "selector"
 	// SourceDefault: the defaultOS of the profile's args.
 	SourceDefault Source = "default"
+	// SourceDaemonSet: a DaemonSet's pod that says nothing of its OS
+	// takes the OS of the node its controller pins it to, as it would
+	// under any scheduler: the defaultOS is for choosing among nodes.
+	SourceDaemonSet Source = "daemonSet"
 )
 
 // Declared reports whether an OS of this source stands whatever a registry

@@ -62,10 +62,11 @@ func (p *Publisher) AdmitWithWarnings(logger klog.Logger, req *admissionv1.Admis
 // called after it, then publishes the pod as the profile's.
 func (p *Publisher) AdmitOptIn(logger klog.Logger, req *admissionv1.AdmissionRequest) (resp *admissionv1.AdmissionResponse, outcome Outcome) {
 	return p.admit(logger, req, nil, func(pod *v1.Pod) (Outcome, string) {
-		if !p.OptIn(pod) {
-			return OutcomeSkipped, ""
+		outcome := p.OptIn(pod)
+		if outcome != OutcomeOptedIn {
+			return outcome, ""
 		}
-		return OutcomeOptedIn, "schedulerName " + p.profile
+		return outcome, "schedulerName " + p.profile
 	})
 }
 

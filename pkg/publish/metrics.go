@@ -27,7 +27,7 @@ var Admissions = metrics.NewCounterVec(
 	&metrics.CounterOpts{
 		Subsystem:      "windows_aware",
 		Name:           "admission_pods_total",
-		Help:           "Pod admission requests the publish webhook answered, by outcome: stamped, gated, conflict, skipped, error, opted_in. Every pod is admitted.",
+		Help:           "Pod admission requests the publish webhook answered, by outcome: stamped, gated, conflict, skipped, error, opted_in, no_scheduler (the opt-in found no scheduler replica renewing its Lease, and the pod kept the stock scheduler). Every pod is admitted.",
 		StabilityLevel: metrics.ALPHA,
 	},
 	[]string{"outcome"},
@@ -52,7 +52,7 @@ var registerOnce sync.Once
 func RegisterMetrics(registry metrics.KubeRegistry) {
 	registerOnce.Do(func() {
 		registry.MustRegister(Admissions)
-		for _, o := range []Outcome{OutcomeStamped, OutcomeGated, OutcomeConflict, OutcomeSkipped, OutcomeError, OutcomeOptedIn} {
+		for _, o := range []Outcome{OutcomeStamped, OutcomeGated, OutcomeConflict, OutcomeSkipped, OutcomeError, OutcomeOptedIn, OutcomeNoScheduler} {
 			Admissions.WithLabelValues(string(o)) // every outcome shows, at 0
 		}
 		registry.MustRegister(TemplateAdmissions)

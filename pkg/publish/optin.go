@@ -26,24 +26,54 @@ import v1 "k8s.io/api/core/v1"
 // such a namespace.
 const LabelOptIn = "windows-aware.x-k8s.io/opt-in"
 
-// OptIn makes the pod the profile's, in place, and reports whether it did:
-// a pod that names no scheduler of its own, is not opted out with
-// LabelOptIn=false, and is one the profile would place and publish (not
-// bound, not a mirror or a DaemonSet's pod: see skipReason). Whether the
-// pod's namespace opts in is the webhook configuration's to check (its
-// namespaceSelector), not this method's.
-func (p *Publisher) OptIn(pod *v1.Pod) bool {
+// SchedulerPresence tells whether a replica of the profile's scheduler is
+// running: one holds and renews its leader-election Lease (LeaseWatch).
+type SchedulerPresence interface {
+	// Present reports whether the scheduler runs; known is false while
+	// that cannot be told (the Lease not read yet, or not readable), and
+	// the opt-in then goes on as if it ran.
+	Present() (present, known bool)
+}
+
+// FollowScheduler makes the opt-in follow presence: a pod opts in only
+// while the profile's scheduler runs.
+func (p *Publisher) FollowScheduler(presence SchedulerPresence) { p.presence = presence }
+
+// OptIn makes the pod the profile's, in place, and says so with
+// OutcomeOptedIn: a pod that names no scheduler of its own, is not opted
+// out with LabelOptIn=false, is one the profile places (not bound, not a
+// mirror pod: see skipReason), while the profile's scheduler runs. A
+// DaemonSet's pod opts in too, though nothing is published into it: two
+// schedulers binding onto the same nodes each count only the pods they
+// know of, and the pods a DaemonSet adds to every node are the ones most
+// likely to race with the profile's. Its controller's node affinity still
+// decides its node, and the profile's plugins honour it.
+//
+// A pod that keeps its scheduler gets OutcomeSkipped, or
+// OutcomeNoScheduler when only the scheduler's absence kept it: a pod
+// handed to a scheduler that is gone would wait Pending, where the stock
+// scheduler places it. Whether the pod's namespace opts in is the webhook
+// configuration's to check (its namespaceSelector), not this method's.
+func (p *Publisher) OptIn(pod *v1.Pod) Outcome {
 	if pod.Labels[LabelOptIn] == "false" {
-		return false
+		return OutcomeSkipped
 	}
 	if name := pod.Spec.SchedulerName; name != "" && name != v1.DefaultSchedulerName {
-		return false
+		return OutcomeSkipped
 	}
 	was := pod.Spec.SchedulerName
 	pod.Spec.SchedulerName = p.profile
-	if reason := p.skipReason(pod); reason != "" && reason != skipOptedOut {
+	switch p.skipReason(pod) {
+	case "", skipOptedOut, skipDaemonSet:
+	default:
 		pod.Spec.SchedulerName = was
-		return false
+		return OutcomeSkipped
 	}
-	return true
+	if p.presence != nil {
+		if present, known := p.presence.Present(); known && !present {
+			pod.Spec.SchedulerName = was
+			return OutcomeNoScheduler
+		}
+	}
+	return OutcomeOptedIn
 }

@@ -30,15 +30,21 @@ import (
 
 // TestOptIn: in a namespace that opts in, a pod that names no scheduler of
 // its own becomes the profile's, through the patch the API server
-// applies; a pod that names another scheduler, opts out, or is one the
-// profile does not place keeps its scheduler, with no patch.
+// applies, a DaemonSet's pod too; a pod that names another scheduler, opts
+// out, or is one the profile does not place keeps its scheduler, with no
+// patch; and so does every pod while the profile's scheduler is known to
+// be gone.
 func TestOptIn(t *testing.T) {
-	p := newPublisher(t)
 	named := func(scheduler string) *v1.Pod { return fixturePod(scheduler) }
+	daemonSetPod := func(p *v1.Pod) {
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "agent", UID: "ds", Controller: ptr.To(true)}}
+	}
 	tests := []struct {
-		name    string
-		pod     *v1.Pod
-		optedIn bool
+		name     string
+		pod      *v1.Pod
+		presence SchedulerPresence
+		optedIn  bool
+		outcome  Outcome // "": OutcomeOptedIn or OutcomeSkipped, by optedIn
 	}{
 		{name: "default-scheduler", pod: named(v1.DefaultSchedulerName), optedIn: true},
 		{name: "no scheduler named", pod: named(""), optedIn: true},
@@ -48,18 +54,29 @@ func TestOptIn(t *testing.T) {
 		{name: "opted out", pod: with(named(""), func(p *v1.Pod) { p.Labels = map[string]string{LabelOptIn: "false"} }), optedIn: false},
 		{name: "bound", pod: with(named(""), func(p *v1.Pod) { p.Spec.NodeName = "n1" }), optedIn: false},
 		{name: "mirror", pod: with(named(""), func(p *v1.Pod) { p.Annotations = map[string]string{v1.MirrorPodAnnotationKey: "x"} }), optedIn: false},
-		{name: "a DaemonSet's", pod: with(named(""), func(p *v1.Pod) {
-			p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "agent", UID: "ds", Controller: ptr.To(true)}}
-		}), optedIn: false},
+		{name: "a DaemonSet's: its controller's affinity still picks the node", pod: with(named(""), daemonSetPod), optedIn: true},
+		{name: "scheduler present", pod: named(""), presence: fakePresence{present: true, known: true}, optedIn: true},
+		{name: "scheduler gone: keeps the stock scheduler", pod: named(""), presence: fakePresence{known: true}, optedIn: false, outcome: OutcomeNoScheduler},
+		{name: "scheduler gone, a DaemonSet's", pod: with(named(""), daemonSetPod), presence: fakePresence{known: true}, optedIn: false, outcome: OutcomeNoScheduler},
+		{name: "scheduler gone, another scheduler's anyway", pod: named("gpu-scheduler"), presence: fakePresence{known: true}, optedIn: false},
+		{name: "Lease unreadable: as without it", pod: named(""), presence: fakePresence{}, optedIn: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			p := newPublisher(t)
+			if tt.presence != nil {
+				p.FollowScheduler(tt.presence)
+			}
 			req := podRequest(t, admissionv1.Create, tt.pod)
 			resp, outcome := p.AdmitOptIn(klog.Background(), req)
 			if !resp.Allowed {
 				t.Fatalf("response %+v: want allowed", resp)
 			}
-			if wantOutcome := map[bool]Outcome{true: OutcomeOptedIn, false: OutcomeSkipped}[tt.optedIn]; outcome != wantOutcome {
+			wantOutcome := map[bool]Outcome{true: OutcomeOptedIn, false: OutcomeSkipped}[tt.optedIn]
+			if tt.outcome != "" {
+				wantOutcome = tt.outcome
+			}
+			if outcome != wantOutcome {
 				t.Errorf("outcome %q, want %q", outcome, wantOutcome)
 			}
 			got := tt.pod
@@ -97,3 +114,8 @@ func fixturePod(scheduler string) *v1.Pod {
 	p.Spec.SchedulerName = scheduler
 	return p
 }
+
+// fakePresence is a SchedulerPresence that says what it is told.
+type fakePresence struct{ present, known bool }
+
+func (f fakePresence) Present() (bool, bool) { return f.present, f.known }

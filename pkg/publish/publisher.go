@@ -61,6 +61,10 @@ const (
 	// OutcomeOptedIn: the pod, created in a namespace that opts in, was
 	// given the profile as its scheduler.
 	OutcomeOptedIn Outcome = "opted_in"
+	// OutcomeNoScheduler: the pod would have opted in, but no replica of
+	// the profile's scheduler holds its Lease (SchedulerPresence): it keeps
+	// the stock scheduler rather than wait Pending for one that is gone.
+	OutcomeNoScheduler Outcome = "no_scheduler"
 )
 
 // Publisher writes the windows-aware profile's constraints into pods.
@@ -74,6 +78,9 @@ type Publisher struct {
 	// resolution is the profile's imageResolution args, which say how
 	// long a gated pod waits and what applies when its registry fails.
 	resolution config.ImageResolution
+	// presence tells whether the profile's scheduler runs, for the
+	// opt-in; nil: assume it does.
+	presence SchedulerPresence
 }
 
 // New returns a Publisher for the profile named profile (its

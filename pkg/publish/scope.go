@@ -18,7 +18,8 @@ package publish
 
 import (
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
 // LabelPublish opts a pod out of publishing with the value "false".
@@ -50,15 +51,10 @@ func (p *Publisher) skipReason(pod *v1.Pod) string {
 		return skipBound
 	case pod.Annotations[v1.MirrorPodAnnotationKey] != "":
 		return skipMirror
-	case ownedByDaemonSet(pod):
+	case podneeds.DaemonSetPod(pod):
 		return skipDaemonSet
 	case pod.Labels[LabelPublish] == "false":
 		return skipOptedOut
 	}
 	return ""
-}
-
-func ownedByDaemonSet(pod *v1.Pod) bool {
-	ref := metav1.GetControllerOf(pod)
-	return ref != nil && ref.Kind == "DaemonSet" && (ref.APIVersion == "apps/v1" || ref.APIVersion == "extensions/v1beta1")
 }

@@ -131,6 +131,22 @@ is the gate remover's, under its own ServiceAccount (publish-ungate-*.yaml).
   resourceNames: [{{ include "was.publishTLSSecretName" . | quote }}]
   verbs: ["get", "list", "watch", "update"]
 {{- end }}
+{{- if eq (include "was.publishFollowsScheduler" .) "true" }}
+# The opt-in follows the scheduler: its leader-election Lease, by name,
+# read only.
+- apiGroups: ["coordination.k8s.io"]
+  resources: ["leases"]
+  resourceNames: [{{ include "was.leaseName" . | quote }}]
+  verbs: ["get", "list", "watch"]
+{{- end }}
+{{- end }}
+
+{{/*
+"true" when pods opt in only while the scheduler runs: the webhook reads
+the scheduler's Lease (--scheduler-lease).
+*/}}
+{{- define "was.publishFollowsScheduler" -}}
+{{- and (or .Values.publish.namespaceOptIn .Values.publish.clusterWideOptIn) .Values.publish.optInFollowsScheduler }}
 {{- end }}
 
 {{- define "was.publishClusterRoleRules" -}}

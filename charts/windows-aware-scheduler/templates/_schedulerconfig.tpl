@@ -42,6 +42,12 @@ profiles:
           - name: WindowsAware
             weight: {{ .Values.scoreWeight }}
           - name: OSTaintToleration
+          {{- if .Values.bindGuard }}
+          # Beside the stock scheduler, two caches bind onto the same
+          # nodes: before each bind, a fresh read of the node's pods
+          # (docs/install.md, "Beside the stock scheduler").
+          - name: BindGuard
+          {{- end }}
         disabled:
           - name: DefaultPreemption
       # Listed again at PreFilter and Filter so that they run first: a node

@@ -145,6 +145,8 @@ func describeSource(s podneeds.Source) string {
 		return "from its node selector"
 	case podneeds.SourceDefault:
 		return "from the scheduler's defaultOS"
+	case podneeds.SourceDaemonSet:
+		return "from the node its DaemonSet pins it to"
 	}
 	return string(s)
 }

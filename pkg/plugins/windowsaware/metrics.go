@@ -115,7 +115,7 @@ type metricSeries struct {
 var series atomic.Pointer[metricSeries]
 
 // metricSources are the values of the source label.
-var metricSources = []podneeds.Source{podneeds.SourceSpec, podneeds.SourceTag, podneeds.SourceRegistry, podneeds.SourceHostProcess, podneeds.SourceSelector, podneeds.SourceDefault}
+var metricSources = []podneeds.Source{podneeds.SourceSpec, podneeds.SourceTag, podneeds.SourceRegistry, podneeds.SourceHostProcess, podneeds.SourceSelector, podneeds.SourceDefault, podneeds.SourceDaemonSet}
 
 func resolveMetrics() {
 	s := &metricSeries{decisions: map[decisionKey]metrics.CounterMetric{}, conflicts: map[podneeds.ConflictKind]metrics.CounterMetric{}}
