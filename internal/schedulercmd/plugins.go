@@ -22,6 +22,7 @@ import (
 	// WindowsAwareArgs in the config scheme: without it, a configuration
 	// that names the plugin's args does not decode.
 	_ "github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
+	"github.com/windows-aware/windows-aware/pkg/plugins/bindguard"
 	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsawarepreemption"
@@ -34,5 +35,6 @@ func Plugins() []app.Option {
 		app.WithPlugin(windowsaware.Name, windowsaware.New),
 		app.WithPlugin(ostainttoleration.Name, ostainttoleration.New),
 		app.WithPlugin(windowsawarepreemption.Name, windowsawarepreemption.New),
+		app.WithPlugin(bindguard.Name, bindguard.New),
 	}
 }
