@@ -197,7 +197,7 @@ schedulers whose caches filled the same room.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "gated pods and refusals of every namespace")
+	fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "gated pods, refusals and kubelet-rejected pods of every namespace")
 	fs.StringVarP(&o.output, "output", "o", OutputText, "output format: text, json or yaml")
 	fs.DurationVar(&o.since, "since", time.Hour, "show refusals and pods the kubelet rejected this recent")
 	fs.IntVar(&o.limit, "limit", 20, "show at most this many refusals, changed tags and pods the kubelet rejected")
