@@ -18,8 +18,10 @@ limitations under the License.
 // kubectl plugin: explain (what the windows-aware profile decides about pod
 // templates, files or live objects, and which pools run them), status
 // (gated pods, recent refusals, DaemonSets that miss or overreach their
-// nodes, and the cluster's pools by OS and build) and upgrade-plan (which
-// workloads a Windows Server upgrade breaks, and what blocks draining).
+// nodes, pods the kubelet rejected for want of room by the scheduler that
+// bound them, and the cluster's pools by OS and build) and upgrade-plan
+// (which workloads a Windows Server upgrade breaks, and what blocks
+// draining).
 // They take kubectl's own flags (k8s.io/cli-runtime), so that a kubeconfig,
 // its context and a namespace are chosen as kubectl chooses them.
 //

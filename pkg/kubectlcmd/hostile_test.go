@@ -29,8 +29,9 @@ import (
 )
 
 // TestStatusEscapesWhatTenantsWrite: a gated pod's images, an Event's
-// message (a registry's error among them), a changed tag and a staying
-// pod's reason reach status's text escaped, one line each.
+// message (a registry's error among them), a changed tag, a staying pod's
+// reason and a rejected pod's scheduler (which its author names) reach
+// status's text escaped, one line each.
 func TestStatusEscapesWhatTenantsWrite(t *testing.T) {
 	now := time.Now()
 	for _, h := range fixture.HostileText {
@@ -39,6 +40,8 @@ func TestStatusEscapesWhatTenantsWrite(t *testing.T) {
 			Refusals:      []Refusal{{Namespace: "team-a", Pod: "held", Reason: "ImagePlatformsUnknown", Message: "registry said " + h, Last: metav1.NewTime(now)}},
 			BuildsChanged: []ChangedTag{{Image: "acme/web:1" + h, Namespace: "team-a", Pod: "p", Message: "now " + h, Last: metav1.NewTime(now)}},
 			Retiring:      &RetiringStatus{Nodes: 1, Pods: 1, Staying: []StayingPod{{Namespace: "team-a", Name: "p", Node: "w1", Why: "because " + h}}},
+			KubeletRejected: KubeletRejected{Count: 1, Reasons: []Tally{{"OutOf" + h, 1}}, BySchedulers: []Tally{{"mine" + h, 1}},
+				Pods: []RejectedPod{{Namespace: "team-a", Name: "p" + h, Node: "w1" + h, Reason: "OutOf" + h, Scheduler: "mine" + h, Rejected: metav1.NewTime(now)}}},
 		}
 		var out bytes.Buffer
 		if err := writeStatus(&out, s, now); err != nil {

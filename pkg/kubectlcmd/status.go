@@ -74,6 +74,9 @@ type Status struct {
 	// run, or that run Windows pods and reach no Windows node, each with
 	// its fix (explain.JudgeDaemonSet).
 	DaemonSets []explain.DaemonSetReport `json:"daemonSets"`
+	// KubeletRejected are the pods their node's kubelet rejected for want
+	// of room (OutOfcpu …) since --since, by the scheduler that bound them.
+	KubeletRejected KubeletRejected `json:"kubeletRejected"`
 }
 
 // ChangedTag is a tag whose Windows builds changed, as the Event of the
@@ -161,7 +164,10 @@ windows-aware.x-k8s.io/retiring=true, it counts them and the pods on them, and
 lists the pods that cannot move: no node but a retiring one runs them. It lists
 the DaemonSets whose pods go to nodes their images cannot run, and the Windows
 DaemonSets that reach no Windows node, each with the kubectl patch that fixes
-it (kubectl windows-aware explain daemonset/NAME tells the detail).`,
+it (kubectl windows-aware explain daemonset/NAME tells the detail). It counts
+the pods their node's kubelet rejected for want of room (OutOfcpu, OutOfmemory,
+OutOfpods ...) by the scheduler that bound them, and lists the newest: two
+schedulers whose caches filled the same room.`,
 		Example: `  kubectl windows-aware status -A
   kubectl windows-aware status -n web --since 10m -o json`,
 		Args: cobra.NoArgs,
@@ -191,10 +197,10 @@ it (kubectl windows-aware explain daemonset/NAME tells the detail).`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "gated pods and refusals of every namespace")
+	fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "gated pods, refusals and kubelet-rejected pods of every namespace")
 	fs.StringVarP(&o.output, "output", "o", OutputText, "output format: text, json or yaml")
-	fs.DurationVar(&o.since, "since", time.Hour, "show refusals this recent")
-	fs.IntVar(&o.limit, "limit", 20, "show at most this many refusals")
+	fs.DurationVar(&o.since, "since", time.Hour, "show refusals and pods the kubelet rejected this recent")
+	fs.IntVar(&o.limit, "limit", 20, "show at most this many refusals, changed tags and pods the kubelet rejected")
 	return cmd
 }
 
@@ -214,6 +220,9 @@ func readStatus(ctx context.Context, client kubernetes.Interface, ns string, sin
 		return nil, err
 	}
 	if s.DaemonSets, err = readDaemonSets(ctx, e, client, ns); err != nil {
+		return nil, err
+	}
+	if s.KubeletRejected, err = readKubeletRejected(ctx, client, ns, since, limit); err != nil {
 		return nil, err
 	}
 
@@ -413,6 +422,8 @@ func writeStatus(w io.Writer, s *Status, now time.Time) error {
 			fmt.Fprintf(tw, "%s\t%s/%s\t%s\t%s\n", safetext.Args(c.Image, c.Namespace, c.Pod, duration.HumanDuration(now.Sub(c.Last.Time)), c.Message)...)
 		}
 	}
+	fmt.Fprintln(tw)
+	writeKubeletRejected(tw, s.KubeletRejected, now)
 	fmt.Fprintln(tw)
 	if len(s.Refusals) == 0 {
 		fmt.Fprintln(tw, "No recent refusal.")
