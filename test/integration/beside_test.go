@@ -117,8 +117,11 @@ func TestBesideWithoutOvercommit(t *testing.T) {
 		t.Run(fmt.Sprintf("opted out, racing, BindGuard %v", map[bool]string{false: "off", true: "on"}[guard]), func(t *testing.T) {
 			e := e.sub(t)
 			cfg := readConfig(t, beside)
-			if !guard {
-				cfg = strings.Replace(cfg, "          - name: BindGuard\n", "", 1)
+			if guard {
+				cfg = strings.Replace(cfg, "          - name: OSTaintToleration\n", "          - name: OSTaintToleration\n          - name: BindGuard\n", 1)
+				if !strings.Contains(cfg, "name: BindGuard") {
+					t.Fatal("no place to enable BindGuard in manifests/beside's configuration")
+				}
 			}
 			e.startSchedulers(kubeconfig, map[string]string{"stock": stockConfig, "windows-aware": cfg})
 			over := e.besideRounds(e.namespace(), besideRound{optedOut: true})

@@ -179,4 +179,3 @@ func count(t *testing.T, result string) float64 {
 	}
 	return v
 }
-
