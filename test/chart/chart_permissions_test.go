@@ -52,7 +52,7 @@ var roleReasons = map[string]string{
 	"windows-aware-scheduler:image-pull-secrets": "read the pull secrets pods name, by name, only in the namespaces the values list (imageResolution.pullSecretNamespaces)",
 	"extension-apiserver-authentication-reader":  "read the client CA to authenticate /metrics callers, as kube-scheduler does (upstream's role)",
 	"system:auth-delegator":                      "ask the API server who a /metrics caller is and whether it may read /metrics (upstream's role)",
-	"windows-aware-publish":                      "its own TLS Secret, and the caBundle of its own webhook configuration (by name; held to the caBundle by its policy)",
+	"windows-aware-publish":                      "its own TLS Secret, the caBundle of its own webhook configuration (by name; held to the caBundle by its policy), and the scheduler's Lease, read only: the opt-in follows it (publish.optInFollowsScheduler)",
 	"windows-aware-publish-warnings":             "list and watch nodes (and Karpenter NodePools) for warnings at apply time, and the caBundle of its own warnings configuration (by name; held to the caBundle by its policy)",
 	"windows-aware-publish-ungate":               "find gated pods cluster-wide (the label's watch, and the list of every pod for gated ones without it), patch each once within its policy, and write Events",
 	"windows-aware-publish-ungate-lease":         "its lease, by name",

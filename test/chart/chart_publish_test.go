@@ -197,7 +197,7 @@ func TestChartPublishTLS(t *testing.T) {
 					t.Error("self-managed TLS without a token to reach its Secret")
 				}
 				role := get[*rbacv1.Role](t, m, "Role", ns, publishName)
-				wantRole := []string{"get /secrets/" + secret.Name, "list /secrets/" + secret.Name, "watch /secrets/" + secret.Name, "update /secrets/" + secret.Name}
+				wantRole := append([]string{"get /secrets/" + secret.Name, "list /secrets/" + secret.Name, "watch /secrets/" + secret.Name, "update /secrets/" + secret.Name}, schedulerLeaseRead...)
 				if diff := cmp.Diff(wantRole, ruleAtoms(role.Rules), cmpSorted); diff != "" {
 					t.Errorf("Role rules (-want +got):\n%s", diff)
 				}
@@ -233,11 +233,17 @@ func TestChartPublishTLS(t *testing.T) {
 				t.Errorf("command %q: want the certificate files, not --tls-secret", args)
 			}
 			// With cert-manager the webhook calls the API only to have
-			// the API server review the tokens of /metrics requests.
-			if spec.AutomountServiceAccountToken == nil || !*spec.AutomountServiceAccountToken || hasRole || hasClusterRole {
-				t.Errorf("with cert-manager the webhook calls the API only for /metrics: token %v, Role %v, ClusterRole %v", spec.AutomountServiceAccountToken, hasRole, hasClusterRole)
+			// the API server review the tokens of /metrics requests, and
+			// to read the scheduler's Lease, which the opt-in follows.
+			if spec.AutomountServiceAccountToken == nil || !*spec.AutomountServiceAccountToken || !hasRole || hasClusterRole {
+				t.Errorf("with cert-manager the webhook calls the API only for /metrics and the scheduler's Lease: token %v, Role %v, ClusterRole %v", spec.AutomountServiceAccountToken, hasRole, hasClusterRole)
 			}
-			open := renderChart(t, ns, tc.values, `publish: {metricsAuth: none}`)
+			if hasRole {
+				if diff := cmp.Diff(schedulerLeaseRead, ruleAtoms(get[*rbacv1.Role](t, m, "Role", ns, publishName).Rules), cmpSorted); diff != "" {
+					t.Errorf("with cert-manager, Role rules (-want +got):\n%s", diff)
+				}
+			}
+			open := renderChart(t, ns, tc.values, `publish: {metricsAuth: none, optInFollowsScheduler: false}`)
 			openSpec := get[*appsv1.Deployment](t, open, "Deployment", ns, publishName).Spec.Template.Spec
 			if openSpec.AutomountServiceAccountToken == nil || *openSpec.AutomountServiceAccountToken || !slices.Contains(openSpec.Containers[0].Command, "--metrics-auth=none") {
 				t.Errorf("with cert-manager and metricsAuth none the webhook calls no API: token %v, command %v", openSpec.AutomountServiceAccountToken, openSpec.Containers[0].Command)
@@ -309,12 +315,16 @@ func TestChartPublishGate(t *testing.T) {
 		t.Error("the webhook's Deployment selects the gate remover's pods")
 	}
 
-	// The webhook: no right on pods, no Lease, no leader election.
+	// The webhook: no right on pods, no Lease of its own (it only reads
+	// the scheduler's), no leader election.
 	var webhookAtoms []string
 	for _, key := range []string{objectKey("ClusterRole", "", publishName), objectKey("Role", besideNamespace, publishName)} {
 		webhookAtoms = append(webhookAtoms, ruleAtoms(roleRules(m[key]))...)
 	}
 	for _, a := range webhookAtoms {
+		if slices.Contains(schedulerLeaseRead, a) {
+			continue
+		}
 		if strings.Contains(a, "/pods") || strings.Contains(a, "leases") || strings.Contains(a, "events") {
 			t.Errorf("the webhook's identity may %s", a)
 		}
@@ -334,7 +344,7 @@ func TestChartPublishGate(t *testing.T) {
 
 	// cert-manager and no metrics authorization: the webhook calls no API,
 	// the gate remover keeps its token.
-	m = renderChart(t, besideNamespace, gating, `publish: {certManager: {enabled: true}, metricsAuth: none}`)
+	m = renderChart(t, besideNamespace, gating, `publish: {certManager: {enabled: true}, metricsAuth: none, optInFollowsScheduler: false}`)
 	if token := get[*appsv1.Deployment](t, m, "Deployment", besideNamespace, publishName).Spec.Template.Spec.AutomountServiceAccountToken; token == nil || *token {
 		t.Error("a webhook with cert-manager gets a token")
 	}
@@ -483,4 +493,48 @@ func configMapOf(d *appsv1.Deployment) string {
 		}
 	}
 	return ""
+}
+
+// schedulerLeaseRead is what the webhook may do with the scheduler's
+// Lease, which the opt-in follows: read it, by name.
+var schedulerLeaseRead = []string{
+	"get coordination.k8s.io/leases/" + besideRelease,
+	"list coordination.k8s.io/leases/" + besideRelease,
+	"watch coordination.k8s.io/leases/" + besideRelease,
+}
+
+// TestChartOptInFollowsScheduler: where pods opt in, the webhook follows
+// the scheduler's Lease by default, and reads it by name; with
+// publish.optInFollowsScheduler false, or no opt-in, it neither follows nor
+// reads it.
+func TestChartOptInFollowsScheduler(t *testing.T) {
+	tests := []struct {
+		name   string
+		values string
+		want   bool
+	}{
+		{name: "namespace opt-in, the default", values: `publish: {enabled: true}`, want: true},
+		{name: "cluster-wide opt-in", values: `publish: {enabled: true, namespaceOptIn: false, clusterWideOptIn: true}`, want: true},
+		{name: "turned off", values: `publish: {enabled: true, optInFollowsScheduler: false}`},
+		{name: "no opt-in", values: `publish: {enabled: true, namespaceOptIn: false}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := renderChart(t, besideNamespace, tc.values)
+			args := get[*appsv1.Deployment](t, m, "Deployment", besideNamespace, publishName).Spec.Template.Spec.Containers[0].Command
+			flag := "--scheduler-lease=" + besideNamespace + "/" + besideRelease
+			if got := slices.Contains(args, flag); got != tc.want {
+				t.Errorf("command %v has %s: %v, want %v", args, flag, got, tc.want)
+			}
+			var atoms []string
+			if role, ok := m[objectKey("Role", besideNamespace, publishName)]; ok {
+				atoms = ruleAtoms(roleRules(role))
+			}
+			for _, a := range schedulerLeaseRead {
+				if got := slices.Contains(atoms, a); got != tc.want {
+					t.Errorf("the webhook may %s: %v, want %v", a, got, tc.want)
+				}
+			}
+		})
+	}
 }
