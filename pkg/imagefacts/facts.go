@@ -51,7 +51,10 @@ type Facts struct {
 	blocked map[string]chan struct{}
 }
 
-var _ podneeds.Facts = &Facts{}
+var (
+	_ podneeds.Facts      = &Facts{}
+	_ podneeds.KnownFacts = &Facts{}
+)
 
 // Start starts the resolver of args until ctx ends, reading the Secrets a
 // pod names through getSecret when the args allow it (nil for none), and
@@ -124,6 +127,31 @@ func (f *Facts) PlatformsOf(pod *v1.Pod, ref string) (podneeds.Listing, bool, er
 		cause = r.Err
 	}
 	return podneeds.Listing{}, false, f.Failure(ref, cause)
+}
+
+// KnownPlatformsOf is what the resolver's cache holds of ref for a pod
+// whose images are not resolved (out of scope): the listing when it is
+// resolved and fresh, as the pod may see it (its namespace and pull
+// secrets), else nothing. It never asks and never fails: a failure, a
+// refusal or facts past tagTTL, which nothing refreshes for such a pod,
+// are as nothing known, and the tag decides. An image past the pod's
+// MaxImagesPerPod is not read, as PlatformsOf reads none. Like the cache
+// lookup, it allocates nothing but for a pod that names pull secrets when
+// podPullSecrets is on.
+func (f *Facts) KnownPlatformsOf(pod *v1.Pod, ref string) (podneeds.Listing, bool) {
+	if !f.Resolvable(pod, ref) {
+		return podneeds.Listing{}, false
+	}
+	pulls := imageinspect.PullSecrets{Namespace: pod.Namespace}
+	if f.args.Credentials.PodPullSecrets {
+		// Only then do the names make the pod's scope.
+		pulls = PullSecretsOf(pod)
+	}
+	r, ok := f.resolver.Known(ref, pulls)
+	if !ok {
+		return podneeds.Listing{}, false
+	}
+	return podneeds.Listing{Platforms: r.Platforms, Summary: r.Summary}, true
 }
 
 // ErrTooManyImages is why an image of a pod past its MaxImagesPerPod

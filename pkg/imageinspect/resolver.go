@@ -321,6 +321,30 @@ func (r *Resolver) Lookup(ref string, pull PullSecrets) (Result, bool) {
 	return res, true
 }
 
+// Known returns the facts of ref that a pod with the pull secrets pull
+// sees (as Lookup finds them) when they are resolved and fresh: a tag's
+// within tagTTL of its last read, a digest's always. It is for pods whose
+// images are not resolved, which nothing refreshes facts for: facts past
+// tagTTL may be of a tag pushed again since, so they are not taken. It
+// counts no cache lookup, since no pod waits on its answer, and never
+// asks; the entry it reads counts as used, as with Lookup. Like Lookup it
+// takes a read lock, and allocates nothing for a pod without pull secrets.
+func (r *Resolver) Known(ref string, pull PullSecrets) (Result, bool) {
+	scope := r.scopeOf(pull)
+	r.mu.RLock()
+	e, ok := r.visible(ref, scope)
+	if !ok || e.res.State != StateResolved || e.ref.isTag() && !r.clock.Now().Before(e.freshUntil) {
+		r.mu.RUnlock()
+		return Result{}, false
+	}
+	res := e.res
+	r.mu.RUnlock()
+	if !e.referenced.Load() {
+		e.referenced.Store(true)
+	}
+	return res, true
+}
+
 // visible is the entry of ref that a pod of scope sees: its own scope's
 // when resolved, else the shared one when resolved, else whichever exists
 // (its own first). The caller holds r.mu.

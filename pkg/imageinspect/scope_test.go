@@ -60,8 +60,9 @@ var (
 // obtained. Facts obtained anonymously or with the static docker config
 // are everyone's; facts obtained with a pod's pull secret are seen only by
 // pods of the same namespace naming the same secrets, under the tag and
-// under the digest. Every other pod is resolved with its own credentials,
-// so the registry is asked, and refuses it.
+// under the digest; Known shows each pod the same facts. Every other pod
+// is resolved with its own credentials, so the registry is asked, and
+// refuses it.
 func TestFactsScopes(t *testing.T) {
 	type viewer struct {
 		name string
@@ -135,6 +136,10 @@ func TestFactsScopes(t *testing.T) {
 					seen := known && res.State == StateResolved
 					if seen != v.sees {
 						t.Fatalf("Lookup(%s, %+v) = %v %v, want seen %v", ref, v.pull, known, res.State, v.sees)
+					}
+					// Known, for pods out of scope, sees what Lookup sees.
+					if _, ok := h.Known(ref, v.pull); ok != v.sees {
+						t.Errorf("Known(%s, %+v) = %v, want %v", ref, v.pull, ok, v.sees)
 					}
 					if v.sees {
 						if h.Want(ref, "viewer", v.pull) {

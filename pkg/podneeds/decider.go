@@ -87,6 +87,24 @@ type Facts interface {
 	PlatformsOf(pod *v1.Pod, ref string) (listing Listing, known bool, err error)
 }
 
+// KnownFacts is what Facts may also tell of the images of a pod they do
+// not resolve (Resolves is false for it: it declares Linux, or declares no
+// OS out of scope): what is already known of them, because a pod in scope
+// had them resolved, without asking or waiting. The Decider reads it for
+// such pods where a tag names no build. A Windows-only image known so
+// makes a pod that selects Linux a conflict that names the image and its
+// platforms, instead of a pod bound to a Linux node whose pull fails; it
+// makes a pod that declares no OS a Windows pod, as resolution would. An
+// image nothing is known of is decided by its tag, as without facts.
+type KnownFacts interface {
+	// KnownPlatformsOf returns what is known of ref, as the pod may see
+	// it (its namespace and pull secrets); known is false when nothing
+	// certain is. It never asks and never fails. It runs for the untagged
+	// images of every Linux pod, so it should be a lookup that allocates
+	// nothing for an image it knows nothing of.
+	KnownPlatformsOf(pod *v1.Pod, ref string) (listing Listing, known bool)
+}
+
 // Listing is what a registry lists for an image.
 type Listing struct {
 	Platforms []windows.Platform
@@ -146,8 +164,12 @@ func (dr *Decider) Decide(pod *v1.Pod, facts Facts) *Decision {
 func (dr *Decider) decide(pod *v1.Pod, facts Facts) (*Decision, *Conflict) {
 	d := &Decision{dr: dr, hostProcess: IsHostProcess(pod)}
 	resolve := facts != nil && facts.Resolves(dr.DeclaredOS(pod))
+	var known KnownFacts
+	if facts != nil && !resolve {
+		known, _ = facts.(KnownFacts)
+	}
 	for _, ref := range ImageRefs(pod) {
-		in, ok, conflict := dr.imageNeedOf(pod, ref, facts, resolve)
+		in, ok, conflict := dr.imageNeedOf(pod, ref, facts, resolve, known)
 		if conflict != nil {
 			return nil, conflict
 		}
@@ -190,7 +212,7 @@ func (dr *Decider) decide(pod *v1.Pod, facts Facts) (*Decision, *Conflict) {
 		return nil, conflictf(ConflictOSVsImage, "pod sets .spec.os.name linux but image %q is a Windows image%s",
 			in.Ref, describeBuild(in.Version))
 	}
-	if conflict := checkOSSelector(pod, d.need.OS); conflict != nil {
+	if conflict := checkOSSelector(pod, d.need.OS, describeOSImages(d.images, d.osSource, firstWindows)); conflict != nil {
 		return nil, conflict
 	}
 	if d.need.OS != windows.OSWindows || d.hostProcess {
@@ -233,11 +255,12 @@ func (dr *Decider) decide(pod *v1.Pod, facts Facts) (*Decision, *Conflict) {
 }
 
 // imageNeedOf reads what one image reference needs: from its tag, or,
-// where the tag names no build and resolve is set, from the platforms its
-// registry lists. ok is false for an image that says nothing of the host it
-// needs, and for a reference that does not parse, which is the kubelet's to
-// report (InvalidImageName).
-func (dr *Decider) imageNeedOf(pod *v1.Pod, ref string, facts Facts, resolve bool) (Image, bool, *Conflict) {
+// where the tag names no build, from the platforms its registry lists: as
+// facts tell them when resolve is set, else as known tells them, when it
+// knows them (nil: nothing is known). ok is false for an image that says
+// nothing of the host it needs, and for a reference that does not parse,
+// which is the kubelet's to report (InvalidImageName).
+func (dr *Decider) imageNeedOf(pod *v1.Pod, ref string, facts Facts, resolve bool, known KnownFacts) (Image, bool, *Conflict) {
 	img, err := dr.imageOf(ref)
 	if err != nil {
 		var conflicting *windows.ConflictingTagError
@@ -246,12 +269,19 @@ func (dr *Decider) imageNeedOf(pod *v1.Pod, ref string, facts Facts, resolve boo
 		}
 		return Image{}, false, nil
 	}
-	if resolve && img.Version.IsZero() {
-		listing, known, err := facts.PlatformsOf(pod, ref)
-		if err != nil {
-			return Image{}, false, conflictf(ConflictOther, "%v", err)
+	if img.Version.IsZero() && (resolve || known != nil) {
+		var (
+			listing Listing
+			found   bool
+		)
+		if resolve {
+			if listing, found, err = facts.PlatformsOf(pod, ref); err != nil {
+				return Image{}, false, conflictf(ConflictOther, "%v", err)
+			}
+		} else {
+			listing, found = known.KnownPlatformsOf(pod, ref)
 		}
-		if known {
+		if found {
 			s := listing.Summary
 			return Image{Ref: ref, Windows: s.Windows && !s.Linux, Platforms: listing.Platforms, summary: s, Source: SourceRegistry}, true, nil
 		}

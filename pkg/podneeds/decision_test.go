@@ -164,7 +164,7 @@ func TestConflicts(t *testing.T) {
 			return p
 		}(), wantIn: []string{`RuntimeClass "windows-2019"`, img2022}},
 		{name: "node affinity build contradicts the tag", pod: withRequiredAffinity(pod(img2025), v1.LabelWindowsBuild, "10.0.17763", "10.0.20348"), wantIn: []string{v1.LabelWindowsBuild, img2025, "10.0.26100"}},
-		{name: "nodeSelector os contradicts a windows image", pod: withNodeSelector(pod(img2019), v1.LabelOSStable, "linux"), wantIn: []string{"windows node", v1.LabelOSStable}},
+		{name: "nodeSelector os contradicts a windows image", pod: withNodeSelector(pod(img2019), v1.LabelOSStable, "linux"), wantIn: []string{"windows node", v1.LabelOSStable, img2019, "10.0.17763"}},
 		{name: "garbage build selector", pod: withNodeSelector(pod(img2019), v1.LabelWindowsBuild, "banana"), wantIn: []string{"banana", img2019}},
 
 		{name: "selector that agrees", pod: withNodeSelector(pod(img2019), v1.LabelWindowsBuild, "10.0.17763"), wantIn: nil},

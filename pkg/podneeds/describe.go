@@ -52,6 +52,24 @@ func platformList(platforms []windows.Platform) string {
 	return strings.Join(parts, ", ")
 }
 
+// describeOSImages names the images the pod's OS came from, when it came
+// from its images (source tag or registry): the first Windows image, at
+// firstWindows, or else every image its registry listed, which share the
+// OS. "" when the OS came from elsewhere.
+func describeOSImages(images []Image, source Source, firstWindows int) string {
+	switch {
+	case source != SourceTag && source != SourceRegistry:
+		return ""
+	case firstWindows < 0:
+		return describePlatforms(images)
+	}
+	in := &images[firstWindows]
+	if in.Source == SourceRegistry {
+		return fmt.Sprintf("image %q comes in %s", in.Ref, platformList(in.Platforms))
+	}
+	return fmt.Sprintf("image %q is a Windows image%s", in.Ref, describeBuild(in.Version))
+}
+
 func describeBuild(v windows.Version) string {
 	if v.IsZero() {
 		return ""

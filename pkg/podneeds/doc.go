@@ -25,6 +25,9 @@ limitations under the License.
 // It imports no scheduler framework and no client. Registry facts reach it
 // through Facts, which the caller provides: the scheduler's resolver, a
 // controller that waits for the registry, or nothing at all (tags alone).
+// Facts that also implement KnownFacts tell what is already known of the
+// images of pods they do not resolve, so that a pod that selects Linux with
+// an image known to be Windows-only is a conflict wherever it is decided.
 // The compatibility rules themselves (what a tag names, which host build
 // runs which image build) live in package windows; this package feeds them
 // from pods and nodes.

@@ -74,8 +74,10 @@ func selectorSource(pod *v1.Pod) string {
 }
 
 // checkOSSelector rejects a pod whose selectors pin kubernetes.io/os to
-// another OS than the one it needs.
-func checkOSSelector(pod *v1.Pod, os string) *Conflict {
+// another OS than the one it needs. because, when not "", names the images
+// the OS came from (describeOSImages): a pod that selects Linux is told
+// which image, of which builds, is Windows-only.
+func checkOSSelector(pod *v1.Pod, os, because string) *Conflict {
 	if os == "" {
 		return nil
 	}
@@ -83,7 +85,11 @@ func checkOSSelector(pod *v1.Pod, os string) *Conflict {
 	if !pinned || slices.ContainsFunc(values, func(v string) bool { return strings.EqualFold(v, os) }) {
 		return nil
 	}
-	return conflictf(ConflictSelectorOS, "the pod needs a %s node but %s requires %s in %v", os, selectorSource(pod), v1.LabelOSStable, values)
+	msg := fmt.Sprintf("the pod needs a %s node but %s requires %s in %v", os, selectorSource(pod), v1.LabelOSStable, values)
+	if because != "" {
+		msg += ": " + because
+	}
+	return &Conflict{Kind: ConflictSelectorOS, Message: msg}
 }
 
 // checkBuildSelector rejects a pod whose selectors pin

@@ -204,13 +204,24 @@ func (res *resolution) activate(key string) {
 
 // preFilterFacts are the facts as PreFilter reads them: it asks the
 // resolver for what it does not know and records an Event for what the
-// registry could not tell (platformsOf).
+// registry could not tell (platformsOf), for pods in scope. Of the others
+// it reads what the cache already holds, and neither asks nor records
+// anything: a pod out of scope is never held for, nor told of, a registry.
 type preFilterFacts struct{ res *resolution }
+
+var (
+	_ podneeds.Facts      = preFilterFacts{}
+	_ podneeds.KnownFacts = preFilterFacts{}
+)
 
 func (f preFilterFacts) Resolves(declaredOS string) bool { return f.res.facts.Resolves(declaredOS) }
 
 func (f preFilterFacts) PlatformsOf(pod *v1.Pod, ref string) (podneeds.Listing, bool, error) {
 	return f.res.platformsOf(pod, ref)
+}
+
+func (f preFilterFacts) KnownPlatformsOf(pod *v1.Pod, ref string) (podneeds.Listing, bool) {
+	return f.res.facts.KnownPlatformsOf(pod, ref)
 }
 
 // platformsOf returns what the registry told of ref for PreFilter: the
