@@ -95,7 +95,8 @@ func TestShippedManifests(t *testing.T) {
 			}
 			args := strings.Join(o.Spec.Template.Spec.Containers[0].Command, " ")
 			for _, want := range []string{"--profile=windows-aware", "--port=9443", "--tls-secret=kube-system/windows-aware-publish-tls",
-				"--tls-service=windows-aware-publish", "--webhook-configuration=00-windows-aware-publish"} {
+				"--tls-service=windows-aware-publish", "--webhook-configuration=00-windows-aware-publish",
+				"--scheduler-lease=kube-system/windows-aware-scheduler"} {
 				if !strings.Contains(args, want) {
 					t.Errorf("Deployment command %q lacks %s", args, want)
 				}
@@ -105,7 +106,11 @@ func TestShippedManifests(t *testing.T) {
 				t.Errorf("Secret %s holds %d keys: want windows-aware-publish-tls, empty, for the webhook to fill", o.Name, len(o.Data)+len(o.StringData))
 			}
 		case *rbacv1.Role:
-			want := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"windows-aware-publish-tls"}, Verbs: []string{"get", "list", "watch", "update"}}}
+			want := []rbacv1.PolicyRule{
+				{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"windows-aware-publish-tls"}, Verbs: []string{"get", "list", "watch", "update"}},
+				// The scheduler's Lease, which the opt-in follows, read only.
+				{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, ResourceNames: []string{"windows-aware-scheduler"}, Verbs: []string{"get", "list", "watch"}},
+			}
 			if !equality.Semantic.DeepEqual(o.Rules, want) {
 				t.Errorf("Role %s rules %+v, want %+v", o.Name, o.Rules, want)
 			}
