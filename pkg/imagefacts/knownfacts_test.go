@@ -28,6 +28,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
+	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
 // TestKnownPlatformsOf: Facts tell the decision what their cache already
@@ -41,19 +42,7 @@ func TestKnownPlatformsOf(t *testing.T) {
 	s.Push(t, "unseen:1", registrytest.WindowsImage(t, osv2022))
 	img, unseen := s.Ref("agent:3.1"), s.Ref("unseen:1")
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	args := s.ResolvingArgs(config.ResolutionWindows, config.OnFailureTagRules, 10*time.Second)
-	dr := decider(t, args)
-	facts, err := Start(ctx, &args.ImageResolution, dr, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitCtx, stop := context.WithTimeout(ctx, 15*time.Second)
-	defer stop()
-	if err := facts.Resolve(waitCtx, withOS(pod(img), v1.Windows)); err != nil {
-		t.Fatalf("Resolve: %v", err)
-	}
+	facts, dr, waitCtx := resolvedFor(t, s, img)
 	asked := s.Total()
 
 	linux := withOS(pod(img), v1.Linux)
@@ -97,19 +86,7 @@ func TestKnownPlatformsOfCapped(t *testing.T) {
 	s := registrytest.New(t, registrytest.WithTLS())
 	s.Push(t, "agent:3.1", registrytest.WindowsImage(t, osv2019))
 	img := s.Ref("agent:3.1")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	args := s.ResolvingArgs(config.ResolutionWindows, config.OnFailureTagRules, 10*time.Second)
-	dr := decider(t, args)
-	facts, err := Start(ctx, &args.ImageResolution, dr, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitCtx, stop := context.WithTimeout(ctx, 15*time.Second)
-	defer stop()
-	if err := facts.Resolve(waitCtx, withOS(pod(img), v1.Windows)); err != nil {
-		t.Fatalf("Resolve: %v", err)
-	}
+	facts, dr, _ := resolvedFor(t, s, img)
 	var images []string
 	for i := range imageinspect.DefaultMaxImagesPerPod {
 		images = append(images, fmt.Sprintf("nginx:1.%d", i))
@@ -121,4 +98,24 @@ func TestKnownPlatformsOfCapped(t *testing.T) {
 	if d := dr.Decide(past, facts); d.Conflict() != "" {
 		t.Errorf("Decide: %s, want none", d.Conflict())
 	}
+}
+
+// resolvedFor starts the facts of scope Windows over s's registry and has
+// img resolved, for a Windows pod; the context bounds later waits.
+func resolvedFor(t *testing.T, s *registrytest.Server, img string) (*Facts, *podneeds.Decider, context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	args := s.ResolvingArgs(config.ResolutionWindows, config.OnFailureTagRules, 10*time.Second)
+	dr := decider(t, args)
+	facts, err := Start(ctx, &args.ImageResolution, dr, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitCtx, stop := context.WithTimeout(ctx, 15*time.Second)
+	t.Cleanup(stop)
+	if err := facts.Resolve(waitCtx, withOS(pod(img), v1.Windows)); err != nil {
+		t.Fatalf("Resolve: %v", err)
+	}
+	return facts, dr, waitCtx
 }
