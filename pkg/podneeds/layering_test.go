@@ -27,7 +27,7 @@ import (
 // gate controller, explain) reach it without a scheduler plugin, so that
 // none of them can decide by a rule of its own; nor does the kubectl
 // plugin. OSTaintToleration reads WindowsAware's decision without
-// importing it.
+// importing it. BindGuard's room rule, noderoom, stands alone.
 func TestLayering(t *testing.T) {
 	const module = "github.com/windows-aware/windows-aware/"
 	tests := []struct {
@@ -45,6 +45,9 @@ func TestLayering(t *testing.T) {
 		// OSTaintToleration reads WindowsAware's decision through osmatch.
 		{"../plugins/ostainttoleration", []string{module + "pkg/plugins/windowsaware"}},
 		{"../nodeclasses", []string{"k8s.io/kubernetes/pkg/scheduler", "k8s.io/kube-scheduler", module + "pkg/plugins"}},
+		// The room rule BindGuard asks is readable alone, with no
+		// scheduler and no client.
+		{"../noderoom", []string{"k8s.io/kubernetes/pkg/scheduler", "k8s.io/kube-scheduler", "k8s.io/client-go", module + "pkg/"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.pkg, func(t *testing.T) {
