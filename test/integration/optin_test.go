@@ -22,6 +22,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -131,4 +132,78 @@ func (e *env) waitDeploymentPod(ns, name string) *v1.Pod {
 		e.t.Fatalf("no pod of Deployment %s/%s within a minute: %v", ns, name, err)
 	}
 	return pod
+}
+
+// TestOptInFollowsTheScheduler runs the publish webhook with
+// --scheduler-lease against a real API server: in a namespace that opts
+// in, a pod that names no scheduler becomes the profile's while the Lease
+// is renewed, keeps the stock scheduler once it has aged past twice its
+// duration or is gone, and becomes the profile's again when a replica
+// renews it. The webhook reads the Lease from an informer: the test waits
+// for each change to reach it, never more than a few seconds.
+func TestOptInFollowsTheScheduler(t *testing.T) {
+	e := requireCluster(t)
+	ns := e.namespace()
+	e.labelNamespace(ns, "true")
+	leases := e.client.CoordinationV1().Leases(ns)
+	renewed := func(at time.Time) *coordinationv1.Lease {
+		return &coordinationv1.Lease{
+			ObjectMeta: metav1.ObjectMeta{Name: "scheduler", Namespace: ns},
+			Spec: coordinationv1.LeaseSpec{
+				HolderIdentity:       ptr.To("scheduler-0"),
+				LeaseDurationSeconds: ptr.To[int32](15),
+				RenewTime:            ptr.To(metav1.NewMicroTime(at)),
+			},
+		}
+	}
+	if _, err := leases.Create(e.ctx, renewed(time.Now()), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.startPublishWebhook(ns, webhookOptions{args: []string{"--scheduler-lease=" + ns + "/scheduler"}})
+
+	// schedulerOf is the scheduler a pod that names none gets at creation
+	// (a dry run: the webhooks run, nothing is stored).
+	schedulerOf := func() string {
+		p := newPod("probe", "", "mcr.microsoft.com/windows/servercore:ltsc2019")
+		got, err := e.client.CoreV1().Pods(ns).Create(e.ctx, p, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.Spec.SchedulerName
+	}
+	waitScheduler := func(step, want string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			got := schedulerOf()
+			if got == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: a new pod gets schedulerName %q, want %q", step, got, want)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	update := func(lease *coordinationv1.Lease) {
+		t.Helper()
+		live, err := leases.Get(e.ctx, lease.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		live.Spec = lease.Spec
+		if _, err := leases.Update(e.ctx, live, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	waitScheduler("the Lease renewed", windowsAware)
+	update(renewed(time.Now().Add(-2 * time.Minute)))
+	waitScheduler("the Lease two minutes old", v1.DefaultSchedulerName)
+	update(renewed(time.Now()))
+	waitScheduler("the Lease renewed again", windowsAware)
+	if err := leases.Delete(e.ctx, "scheduler", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitScheduler("the Lease deleted", v1.DefaultSchedulerName)
 }
