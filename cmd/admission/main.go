@@ -38,9 +38,9 @@ import (
 	"k8s.io/component-base/version"
 	"k8s.io/klog/v2"
 
-	"github.com/windows-aware/windows-aware/pkg/explain"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/reviewgate"
+	"github.com/windows-aware/windows-aware/pkg/schedprofile"
 )
 
 // options are the command's flags.
@@ -155,7 +155,7 @@ func (o *options) run(ctx context.Context) error {
 			return err
 		}
 	}
-	profile, err := explain.LoadProfile(o.config, o.profile)
+	profile, err := schedprofile.Load(o.config, o.profile)
 	if err != nil {
 		return err
 	}

@@ -32,10 +32,10 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
-	"github.com/windows-aware/windows-aware/pkg/explain"
 	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/schedprofile"
 	"github.com/windows-aware/windows-aware/pkg/ungate"
 )
 
@@ -78,7 +78,7 @@ func gates(args *config.WindowsAwareArgs) bool {
 // start runs the controller in the background when the profile gates
 // pods, and returns a function that waits for it to stop (and release its
 // Lease) after ctx ends.
-func (u *ungateOptions) start(ctx context.Context, logger klog.Logger, profile explain.Profile) (wait func(), err error) {
+func (u *ungateOptions) start(ctx context.Context, logger klog.Logger, profile schedprofile.Profile) (wait func(), err error) {
 	nothing := func() {}
 	if !u.enabled || !gates(profile.Args) {
 		return nothing, nil

@@ -30,9 +30,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
-	"github.com/windows-aware/windows-aware/pkg/explain"
 	"github.com/windows-aware/windows-aware/pkg/inventory"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/schedprofile"
 	"github.com/windows-aware/windows-aware/pkg/webhookcert"
 )
 
@@ -86,7 +86,7 @@ func (o *options) registerWarnings(ctx context.Context, logger klog.Logger, mux 
 		}
 		return nil
 	}
-	profile, err := explain.LoadProfile(o.config, o.profile)
+	profile, err := schedprofile.Load(o.config, o.profile)
 	if err != nil {
 		return err
 	}

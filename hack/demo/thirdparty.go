@@ -31,6 +31,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/explain"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/schedprofile"
 )
 
 // thirdPartyNS holds what a third party's charts install as they come
@@ -177,7 +178,7 @@ func (d *demo) judge(ctx context.Context) (func(*appsv1.DaemonSet) (*explain.Dae
 	if d.judgeDaemonSet != nil {
 		return d.judgeDaemonSet, nil
 	}
-	profile, err := explain.LoadProfile(d.schedulerConfig, "")
+	profile, err := schedprofile.Load(d.schedulerConfig, "")
 	if err != nil {
 		return nil, err
 	}

@@ -26,13 +26,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
+	"github.com/windows-aware/windows-aware/pkg/schedprofile"
 )
 
 // TestExplainDaemonSet: a DaemonSet read from the cluster gets the
 // detail of where its controller places it under its block; one read
 // from a file does not, its nodes being another cluster's.
 func TestExplainDaemonSet(t *testing.T) {
-	profile, err := LoadProfile("", "")
+	profile, err := schedprofile.Load("", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestExplainDaemonSet(t *testing.T) {
 // alone; another taint on those nodes (a tenant's) is named in words,
 // never waved through by a patch printed to be copied whole.
 func TestDaemonSetFixToleratesOSTaintsOnly(t *testing.T) {
-	profile, err := LoadProfile("", "")
+	profile, err := schedprofile.Load("", "")
 	if err != nil {
 		t.Fatal(err)
 	}

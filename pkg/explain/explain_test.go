@@ -33,6 +33,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/schedprofile"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/")
@@ -43,7 +44,7 @@ const shippedConfig = "../../manifests/scheduler-config.yaml"
 // without a cluster unless cluster is given.
 func explainFiles(t *testing.T, cluster *Cluster, files ...string) *Report {
 	t.Helper()
-	profile, err := LoadProfile(shippedConfig, "")
+	profile, err := schedprofile.Load(shippedConfig, "")
 	if err != nil {
 		t.Fatal(err)
 	}

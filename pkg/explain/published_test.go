@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/schedprofile"
 )
 
 // TestExplainShowsPublished: a live pod shows what publish mode wrote into
@@ -33,7 +34,7 @@ import (
 // annotation (copied from a live pod) shows nothing, since no webhook
 // wrote it.
 func TestExplainShowsPublished(t *testing.T) {
-	profile, err := LoadProfile(shippedConfig, "")
+	profile, err := schedprofile.Load(shippedConfig, "")
 	if err != nil {
 		t.Fatal(err)
 	}

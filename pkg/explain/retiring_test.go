@@ -26,6 +26,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/schedprofile"
 )
 
 func retiringNode(n *v1.Node) *v1.Node {
@@ -37,7 +38,7 @@ func retiringNode(n *v1.Node) *v1.Node {
 // explain says which pods stay on them (only their build runs them) and
 // which leave them.
 func TestExplainRetiring(t *testing.T) {
-	profile, err := LoadProfile(shippedConfig, "")
+	profile, err := schedprofile.Load(shippedConfig, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/schedprofile"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -70,7 +71,7 @@ func upgradeCluster() ([]*v1.Node, []*Workload) {
 		node("w22-1", "win22", fixture.NodeOptions{OS: "windows", Build: "10.0.20348"}),
 	}
 	pod := func(name, node string, mutate func(*v1.Pod), images ...string) *v1.Pod {
-		p := fixture.Pod(name, DefaultProfile, images...)
+		p := fixture.Pod(name, schedprofile.Default, images...)
 		p.Namespace = "web"
 		p.Spec.NodeName = node
 		if mutate != nil {
@@ -101,7 +102,7 @@ func upgradeCluster() ([]*v1.Node, []*Workload) {
 
 func testExplainer(t testing.TB) *Explainer {
 	t.Helper()
-	p, err := LoadProfile("", "")
+	p, err := schedprofile.Load("", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +349,7 @@ func TestGroupWorkloads(t *testing.T) {
 	job := &batchv1.Job{ObjectMeta: meta("report-2901")}
 	owned(job, "CronJob", "report")
 	pod := func(name, kind, owner string) *v1.Pod {
-		p := fixture.Pod(name, DefaultProfile, img2022)
+		p := fixture.Pod(name, schedprofile.Default, img2022)
 		p.Namespace = "web"
 		if kind != "" {
 			owned(p, kind, owner)
@@ -388,7 +389,7 @@ func TestGroupWorkloads(t *testing.T) {
 // unknown with the reason, never left out.
 func TestPlanUpgradeUnreadable(t *testing.T) {
 	nodes, _ := upgradeCluster()
-	p := fixture.Pod("db-0", DefaultProfile, img2019)
+	p := fixture.Pod("db-0", schedprofile.Default, img2019)
 	p.Namespace, p.Spec.NodeName = "web", "w19-1"
 	reason := "its StatefulSet cannot be read: you may not list statefulsets.apps in namespace web (RBAC)"
 	plan, err := testExplainer(t).PlanUpgrade(t.Context(), UpgradeInput{Target: build(t, "2022"), Nodes: nodes,
@@ -417,7 +418,7 @@ func TestPlanUpgradeResolve(t *testing.T) {
 		var out []*Workload
 		for c := range copies {
 			for i, img := range images {
-				tmpl := fixture.Pod("", DefaultProfile, img)
+				tmpl := fixture.Pod("", schedprofile.Default, img)
 				tmpl.Namespace, tmpl.Spec.OS = "web", &v1.PodOS{Name: v1.Windows}
 				w := &Workload{Kind: "Deployment", Namespace: "web", Name: strings.Split(img, "/")[1] + "-" + string(rune('a'+c)), Template: tmpl}
 				for r := range 3 {

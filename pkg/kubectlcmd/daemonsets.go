@@ -31,6 +31,7 @@ import (
 	"k8s.io/client-go/tools/pager"
 
 	"github.com/windows-aware/windows-aware/pkg/explain"
+	"github.com/windows-aware/windows-aware/pkg/schedprofile"
 )
 
 // statusExplainer is the decision of the scheduler's profile, as explain
@@ -39,7 +40,7 @@ func statusExplainer(ctx context.Context, client kubernetes.Interface, nodes []*
 	cluster := &explain.Cluster{Client: client}
 	profile, _, err := (&ExplainOptions{}).profile(ctx, cluster, io.Discard)
 	if err != nil {
-		if profile, err = explain.LoadProfile("", ""); err != nil {
+		if profile, err = schedprofile.Load("", ""); err != nil {
 			return nil, err
 		}
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/explain"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
+	"github.com/windows-aware/windows-aware/pkg/schedprofile"
 )
 
 // TestResolveDeadline: --resolve against a registry that never answers
@@ -40,7 +41,7 @@ func TestResolveDeadline(t *testing.T) {
 	// A registry that never answers, within a request timeout longer
 	// than the test.
 	host, caFile := registrytest.Hanging(t)
-	profile, err := explain.LoadProfile("", "")
+	profile, err := schedprofile.Load("", "")
 	if err != nil {
 		t.Fatal(err)
 	}

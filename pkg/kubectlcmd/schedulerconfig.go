@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/windows-aware/windows-aware/pkg/explain"
+	"github.com/windows-aware/windows-aware/pkg/schedprofile"
 )
 
 // SchedulerConfigLabels label the ConfigMap that holds the scheduler's
@@ -72,18 +73,18 @@ const (
 // Only the scheduler's namespace is searched: a ConfigMap with the chart's
 // labels is anybody's to create in a namespace of their own, and its args
 // would decide where this machine sends its registry credentials.
-func (o *ExplainOptions) profile(ctx context.Context, cluster *explain.Cluster, stderr io.Writer) (explain.Profile, profileSource, error) {
+func (o *ExplainOptions) profile(ctx context.Context, cluster *explain.Cluster, stderr io.Writer) (schedprofile.Profile, profileSource, error) {
 	switch {
 	case o.Config != "":
-		p, err := explain.LoadProfile(o.Config, o.Profile)
+		p, err := schedprofile.Load(o.Config, o.Profile)
 		return p, fromFile, err
 	case o.ConfigMap != "":
 		if cluster == nil {
-			return explain.Profile{}, fromDefaults, errors.New("--config-map needs a cluster")
+			return schedprofile.Profile{}, fromDefaults, errors.New("--config-map needs a cluster")
 		}
 		ns, name, ok := strings.Cut(o.ConfigMap, "/")
 		if !ok || ns == "" || name == "" {
-			return explain.Profile{}, fromDefaults, fmt.Errorf("--config-map %q: want NAMESPACE/NAME", o.ConfigMap)
+			return schedprofile.Profile{}, fromDefaults, fmt.Errorf("--config-map %q: want NAMESPACE/NAME", o.ConfigMap)
 		}
 		p, err := configMapProfile(ctx, cluster, ns, name, o.Profile)
 		return p, fromCluster, err
@@ -101,19 +102,19 @@ func (o *ExplainOptions) profile(ctx context.Context, cluster *explain.Cluster, 
 			for _, cm := range found.Items {
 				names = append(names, cm.Namespace+"/"+cm.Name)
 			}
-			return explain.Profile{}, fromDefaults, fmt.Errorf("several schedulers' configurations in namespace %s (%s): name one with --config-map", ns, strings.Join(names, ", "))
+			return schedprofile.Profile{}, fromDefaults, fmt.Errorf("several schedulers' configurations in namespace %s (%s): name one with --config-map", ns, strings.Join(names, ", "))
 		case o.Resolve && err != nil:
-			return explain.Profile{}, fromDefaults, fmt.Errorf("--resolve needs the scheduler's configuration: give --config FILE or --config-map NAMESPACE/NAME (looking for the chart's ConfigMap in namespace %s: %w)", ns, err)
+			return schedprofile.Profile{}, fromDefaults, fmt.Errorf("--resolve needs the scheduler's configuration: give --config FILE or --config-map NAMESPACE/NAME (looking for the chart's ConfigMap in namespace %s: %w)", ns, err)
 		case o.Resolve:
-			return explain.Profile{}, fromDefaults, fmt.Errorf("--resolve needs the scheduler's configuration: give --config FILE or --config-map NAMESPACE/NAME (namespace %s has no ConfigMap of the chart; --scheduler-namespace names another)%s",
+			return schedprofile.Profile{}, fromDefaults, fmt.Errorf("--resolve needs the scheduler's configuration: give --config FILE or --config-map NAMESPACE/NAME (namespace %s has no ConfigMap of the chart; --scheduler-namespace names another)%s",
 				ns, staticPodHint(ctx, cluster, ns))
 		case err != nil && !apierrors.IsForbidden(err):
-			return explain.Profile{}, fromDefaults, fmt.Errorf("looking for the scheduler's configuration in namespace %s: %w", ns, err)
+			return schedprofile.Profile{}, fromDefaults, fmt.Errorf("looking for the scheduler's configuration in namespace %s: %w", ns, err)
 		}
 		fmt.Fprintf(stderr, "the default args decide: no scheduler configuration found in namespace %s (--config, --config-map or --scheduler-namespace name one)%s\n",
 			ns, staticPodHint(ctx, cluster, ns))
 	}
-	p, err := explain.LoadProfile("", o.Profile)
+	p, err := schedprofile.Load("", o.Profile)
 	return p, fromDefaults, err
 }
 
@@ -152,10 +153,10 @@ func (o *ExplainOptions) schedulerNamespace() string {
 
 // configMapProfile reads the profile from a ConfigMap: its one key, or
 // the chart's.
-func configMapProfile(ctx context.Context, cluster *explain.Cluster, ns, name, profile string) (explain.Profile, error) {
+func configMapProfile(ctx context.Context, cluster *explain.Cluster, ns, name, profile string) (schedprofile.Profile, error) {
 	cm, err := cluster.Client.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return explain.Profile{}, fmt.Errorf("the scheduler's configuration: %w", err)
+		return schedprofile.Profile{}, fmt.Errorf("the scheduler's configuration: %w", err)
 	}
 	keys := slices.Sorted(maps.Keys(cm.Data))
 	key := ""
@@ -165,7 +166,7 @@ func configMapProfile(ctx context.Context, cluster *explain.Cluster, ns, name, p
 	case slices.Contains(keys, "scheduler-config.yaml"):
 		key = "scheduler-config.yaml"
 	default:
-		return explain.Profile{}, fmt.Errorf("ConfigMap %s/%s: keys %q, want one, or scheduler-config.yaml", ns, name, keys)
+		return schedprofile.Profile{}, fmt.Errorf("ConfigMap %s/%s: keys %q, want one, or scheduler-config.yaml", ns, name, keys)
 	}
-	return explain.ParseProfile([]byte(cm.Data[key]), fmt.Sprintf("ConfigMap %s/%s key %s", ns, name, key), profile)
+	return schedprofile.Parse([]byte(cm.Data[key]), fmt.Sprintf("ConfigMap %s/%s key %s", ns, name, key), profile)
 }

@@ -36,10 +36,13 @@ func TestLayering(t *testing.T) {
 	}{
 		{"./", []string{"k8s.io/kubernetes/pkg/scheduler", "k8s.io/kube-scheduler", "k8s.io/client-go/kubernetes", module + "pkg/plugins"}},
 		{"../imagefacts", []string{"k8s.io/kubernetes/pkg/scheduler", "k8s.io/kube-scheduler", module + "pkg/plugins"}},
-		{"../publish", []string{module + "pkg/plugins"}},
+		{"../publish", []string{module + "pkg/plugins", module + "pkg/explain"}},
 		{"../explain", []string{module + "pkg/plugins"}},
-		{"../ungate", []string{module + "pkg/plugins"}},
-		{"../../cmd/admission", []string{module + "pkg/plugins"}},
+		{"../ungate", []string{module + "pkg/plugins", module + "pkg/explain"}},
+		// The webhooks and the gate remover read the scheduler's
+		// configuration through schedprofile, not the kubectl reports.
+		{"../../cmd/admission", []string{module + "pkg/plugins", module + "pkg/explain", module + "pkg/kubectlcmd"}},
+		{"../schedprofile", []string{module + "pkg/explain", module + "pkg/kubectlcmd", module + "pkg/publish", module + "pkg/plugins"}},
 		{"../kubectlcmd", []string{module + "pkg/plugins"}},
 		{"../../cmd/kubectl-windows_aware", []string{module + "pkg/plugins"}},
 		// OSTaintToleration reads WindowsAware's decision through osmatch.
