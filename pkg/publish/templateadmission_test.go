@@ -17,10 +17,7 @@ limitations under the License.
 package publish
 
 import (
-	"bytes"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -157,62 +154,5 @@ func TestTemplatePatchKeepsUnknownFields(t *testing.T) {
 	}
 	if !strings.Contains(string(patched), `"futureField":"x"`) || !strings.Contains(string(patched), `"kubernetes.io/os":"linux"`) {
 		t.Errorf("patched object %s: want futureField kept and the selector written", patched)
-	}
-}
-
-// TestHandlersCarryAddedWarnings: a source of warnings registered with
-// AddWarnings reaches the answers of every path, after their own, and one
-// that panics costs only its warnings.
-func TestHandlersCarryAddedWarnings(t *testing.T) {
-	warners.Lock()
-	saved := warners.fns
-	warners.fns = nil
-	warners.Unlock()
-	t.Cleanup(func() {
-		warners.Lock()
-		warners.fns = saved
-		warners.Unlock()
-	})
-	AddWarnings(func(_ klog.Logger, req *admissionv1.AdmissionRequest) []string {
-		return []string{"added for " + req.Resource.Resource}
-	})
-	AddWarnings(func(klog.Logger, *admissionv1.AdmissionRequest) []string { panic("boom") })
-
-	p := newPublisher(t)
-	garbled := workloadRequest(t, admissionv1.Create, daemonSet(agentTemplate()), nil)
-	garbled.Object.Raw = []byte(`{"spec":1}`)
-	for _, tt := range []struct {
-		name    string
-		handler http.Handler
-		req     *admissionv1.AdmissionRequest
-		want    []string
-	}{
-		{"/mutate", p.Handler(klog.Background()), podRequest(t, admissionv1.Create, podOf(img2019)), []string{"added for pods"}},
-		{"/opt-in", p.OptInHandler(klog.Background()), podRequest(t, admissionv1.Create, podOf(img2019)), []string{"added for pods"}},
-		{"/templates", p.TemplatesHandler(klog.Background()), garbled, []string{"windows-aware: admitted DaemonSet monitoring/agent unchanged: its pod template could not be read: json: cannot unmarshal number into Go struct field DaemonSet.spec of type v1.DaemonSetSpec", "added for daemonsets"}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer(tt.handler)
-			defer srv.Close()
-			body, _ := json.Marshal(admissionv1.AdmissionReview{
-				TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
-				Request:  tt.req,
-			})
-			resp, err := http.Post(srv.URL, "application/json", bytes.NewReader(body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			var out admissionv1.AdmissionReview
-			if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-				t.Fatal(err)
-			}
-			if out.Response == nil || !out.Response.Allowed {
-				t.Fatalf("review %+v: want an allowed response", out)
-			}
-			if diff := cmp.Diff(tt.want, out.Response.Warnings); diff != "" {
-				t.Errorf("warnings (-want +got):\n%s", diff)
-			}
-		})
 	}
 }

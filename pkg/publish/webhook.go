@@ -79,7 +79,6 @@ func (p *Publisher) handler(logger klog.Logger, counter *metrics.CounterVec, adm
 		}
 		resp, outcome := admit(logger, review.Request)
 		counter.WithLabelValues(string(outcome)).Inc()
-		warn(logger, review.Request, resp)
 		out := admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp}
 		if out.APIVersion == "" {
 			out.APIVersion, out.Kind = admissionv1.SchemeGroupVersion.String(), "AdmissionReview"
