@@ -26,7 +26,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/windows-aware/windows-aware/pkg/kubectlcmd"
+	"github.com/windows-aware/windows-aware/pkg/schedprofile"
 )
 
 // SchedulerConfigMap is the name of the ConfigMap PublishSchedulerConfig
@@ -43,7 +43,7 @@ func (c *Cluster) PublishSchedulerConfig(ctx context.Context, namespace string) 
 		return fmt.Errorf("the scheduler's configuration: %w", err)
 	}
 	cm := &v1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: SchedulerConfigMap, Labels: maps.Clone(kubectlcmd.SchedulerConfigLabels)},
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: SchedulerConfigMap, Labels: maps.Clone(schedprofile.ConfigMapLabels)},
 		Data:       map[string]string{"scheduler-config.yaml": string(data)},
 	}
 	_, err = c.Client.CoreV1().ConfigMaps(namespace).Create(ctx, cm, metav1.CreateOptions{})

@@ -33,16 +33,9 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/schedprofile"
 )
 
-// SchedulerConfigLabels label the ConfigMap that holds the scheduler's
-// configuration: the Helm chart's, manifests/beside's and the demo's carry
-// them, and explain and upgrade-plan find the configuration by them.
-var SchedulerConfigLabels = map[string]string{
-	"app.kubernetes.io/name":      "windows-aware-scheduler",
-	"app.kubernetes.io/component": "scheduler",
-}
-
-// chartConfigMaps selects the ConfigMaps labelled SchedulerConfigLabels.
-var chartConfigMaps = labels.SelectorFromSet(SchedulerConfigLabels).String()
+// chartConfigMaps selects the ConfigMaps labelled
+// schedprofile.ConfigMapLabels.
+var chartConfigMaps = labels.SelectorFromSet(schedprofile.ConfigMapLabels).String()
 
 // staticSchedulers selects kubeadm's scheduler static pods, which the
 // static-pod install replaces with ours.

@@ -42,6 +42,9 @@ func TestLayering(t *testing.T) {
 		// The webhooks and the gate remover read the scheduler's
 		// configuration through schedprofile, not the kubectl reports.
 		{"../../cmd/admission", []string{module + "pkg/plugins", module + "pkg/explain", module + "pkg/kubectlcmd"}},
+		// The test control plane publishes the chart's ConfigMap by its
+		// labels, without the kubectl plugin.
+		{"../../internal/controlplane", []string{module + "pkg/kubectlcmd", module + "pkg/explain"}},
 		{"../schedprofile", []string{module + "pkg/explain", module + "pkg/kubectlcmd", module + "pkg/publish", module + "pkg/plugins"}},
 		{"../kubectlcmd", []string{module + "pkg/plugins"}},
 		{"../../cmd/kubectl-windows_aware", []string{module + "pkg/plugins"}},
