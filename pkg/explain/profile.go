@@ -19,16 +19,13 @@ package explain
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 
-	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/apis/config/validation"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/schedprofile"
-	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
 // NewExplainer builds the decision of the profile's args, validated as
@@ -44,17 +41,5 @@ func NewExplainer(_ context.Context, profile schedprofile.Profile) (*Explainer, 
 	}
 	gates := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
 	return &Explainer{Decider: decider, TaintComparisonOperators: gates.EnableTaintTolerationComparisonOperators,
-		Profile: profile.Name, Releases: Releases(profile.Args.ExtraReleases)}, nil
-}
-
-// Releases are the Windows releases builds are named by: the built-in ones
-// and the args' extraReleases.
-func Releases(extra []config.ReleaseToken) []windows.Release {
-	releases := slices.Concat(windows.KnownReleases, windows.HostOnlyReleases)
-	for _, r := range extra {
-		if b, ok := windows.ParseBuild(r.Build); ok {
-			releases = append(releases, windows.Release{Token: r.Token, Build: b})
-		}
-	}
-	return releases
+		Profile: profile.Name, Releases: decider.Catalog().Releases()}, nil
 }

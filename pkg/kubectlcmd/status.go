@@ -42,6 +42,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/safetext"
 	"github.com/windows-aware/windows-aware/pkg/ungate"
+	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
 // RefusalReasons are the Event reasons with which the scheduler, publish
@@ -211,11 +212,11 @@ func readStatus(ctx context.Context, client kubernetes.Interface, ns string, sin
 	if err != nil {
 		return nil, err
 	}
-	s.Pools = pools(nodes)
 	e, err := statusExplainer(ctx, client, nodes)
 	if err != nil {
 		return nil, err
 	}
+	s.Pools = pools(nodes, e.Releases)
 	if s.Retiring, err = readRetiring(ctx, e, client, ns, nodes); err != nil {
 		return nil, err
 	}
@@ -349,9 +350,9 @@ func lastSeen(ev *v1.Event) metav1.Time {
 	return ev.CreationTimestamp
 }
 
-// pools counts the nodes of each pool and platform, as explain groups them.
-func pools(nodes []*v1.Node) []PoolStatus {
-	releases := explain.Releases(nil)
+// pools counts the nodes of each pool and platform, as explain groups
+// them, naming builds by the profile's releases (its extraReleases too).
+func pools(nodes []*v1.Node, releases []windows.Release) []PoolStatus {
 	var out []PoolStatus
 	for _, g := range explain.GroupNodes(nodes) {
 		p := PoolStatus{Pool: g.Pool, OS: g.Platform.OS, Build: g.Platform.Build, Arch: g.Platform.Arch, Nodes: len(g.Nodes),

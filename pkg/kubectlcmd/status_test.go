@@ -32,6 +32,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
 // TestStatus: pools by pool and platform with their Ready nodes; only the
@@ -221,5 +222,22 @@ func TestStatusBuildsChanged(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestPoolsNameTheProfilesReleases: a pool's build is named by the
+// releases it is given, an administrator's extraReleases among them, as
+// the same screen's retiring section names it.
+func TestPoolsNameTheProfilesReleases(t *testing.T) {
+	nodes := []*v1.Node{fixture.Node("w1", fixture.NodeOptions{OS: "windows", Build: "10.0.30000"})}
+	catalog, err := windows.NewCatalog([]windows.Release{{Token: "ltsc2028", Build: windows.Build{Major: 10, Minor: 0, Number: 30000}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pools(nodes, catalog.Releases()); len(got) != 1 || got[0].Release != "ltsc2028" {
+		t.Errorf("pools = %+v, want one pool of release ltsc2028", got)
+	}
+	if got := pools(nodes, windows.DefaultCatalog().Releases()); len(got) != 1 || got[0].Release != "" {
+		t.Errorf("pools without the extra release = %+v, want the build unnamed", got)
 	}
 }

@@ -18,7 +18,6 @@ package publish
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -83,14 +82,7 @@ func NewWarner(profile string, args *config.WindowsAwareArgs, nodes Inventory, f
 	if err != nil {
 		return nil, fmt.Errorf("profile %q: %w", profile, err)
 	}
-	// explain's names for builds (explain.Releases).
-	releases := slices.Concat(windows.KnownReleases, windows.HostOnlyReleases)
-	for _, r := range args.ExtraReleases {
-		if b, ok := windows.ParseBuild(r.Build); ok {
-			releases = append(releases, windows.Release{Token: r.Token, Build: b})
-		}
-	}
-	w := &Warner{profile: profile, decider: decider, releases: releases, nodes: nodes}
+	w := &Warner{profile: profile, decider: decider, releases: decider.Catalog().Releases(), nodes: nodes}
 	if facts != nil {
 		w.facts = knownFacts{facts}
 	}

@@ -19,6 +19,7 @@ package windows
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -91,6 +92,8 @@ type Catalog struct {
 	// hosts are the builds a host may carry: builds and the
 	// HostOnlyReleases'.
 	hosts map[Build]bool
+	// extra are the releases NewCatalog was given, for Releases.
+	extra []Release
 }
 
 // NewCatalog returns a catalog of KnownReleases and extra. An extra entry may
@@ -124,7 +127,17 @@ func NewCatalog(extra []Release) (*Catalog, error) {
 	for _, r := range HostOnlyReleases {
 		c.hosts[r.Build] = true
 	}
+	c.extra = slices.Clone(extra)
 	return c, nil
+}
+
+// Releases are the releases builds are named by, in the order a name is
+// looked for: KnownReleases, HostOnlyReleases, then the extra releases of
+// the catalog (an administrator's, for releases newer than this binary).
+// The reports (explain, status, upgrade-plan, the webhook's warnings) name
+// builds by them; the caller may keep the slice.
+func (c *Catalog) Releases() []Release {
+	return slices.Concat(KnownReleases, HostOnlyReleases, c.extra)
 }
 
 // DefaultCatalog is the catalog of KnownReleases alone.
