@@ -87,6 +87,21 @@ func compareBuilds(a, b string) int {
 // (the pod's tolerations and its implicit OS toleration), in the order the
 // scheduler's reasons are read by a user. Nothing else the scheduler
 // checks (resources, pod affinity, ports) is looked at.
+// podAdmits judges a node the decision runs the pod on by what the pod
+// asks of it besides: its own required node affinity (which upstream's
+// NodeAffinity plugin judges), then the taints it does not tolerate, the
+// OS toleration the decision grants among its tolerations. It returns why
+// not, and the taint that repels it.
+func (e *Explainer) podAdmits(d *podneeds.Decision, pod *v1.Pod, affinity nodeaffinity.RequiredNodeAffinity, n *v1.Node) (bool, string, *v1.Taint) {
+	if match, _ := affinity.Match(n); !match {
+		return false, ReasonNodeAffinity, nil
+	}
+	if t := d.RepellingTaint(pod, n, e.TaintComparisonOperators); t != nil {
+		return false, podneeds.ReasonUntoleratedTaint, t
+	}
+	return true, "", nil
+}
+
 func (e *Explainer) judgeNodes(d *podneeds.Decision, pod *v1.Pod, groups []NodePool) *NodeReport {
 	if e.Nodes == nil {
 		return nil
@@ -98,13 +113,8 @@ func (e *Explainer) judgeNodes(d *podneeds.Decision, pod *v1.Pod, groups []NodeP
 		for _, n := range g.Nodes {
 			fits, reason := d.RunsOn(n)
 			if fits {
-				if match, _ := affinity.Match(n); !match {
-					fits, reason = false, ReasonNodeAffinity
-				}
-			}
-			if fits {
-				if t := d.RepellingTaint(pod, n, e.TaintComparisonOperators); t != nil {
-					fits, reason = false, podneeds.ReasonUntoleratedTaint
+				var t *v1.Taint
+				if fits, reason, t = e.podAdmits(d, pod, affinity, n); t != nil {
 					if taint := t.ToString(); !slices.Contains(ng.Taints, taint) && len(ng.Taints) < maxTaintsShown {
 						ng.Taints = append(ng.Taints, taint)
 					}

@@ -269,9 +269,8 @@ func (e *Explainer) decideFor(ctx context.Context, pod *v1.Pod, admitted bool) (
 }
 
 // runsOnAny reports whether some node of the groups runs the pod: the
-// decision's fit, then the pod's own required node affinity, then taints,
-// as judgeNodes reads them. A group's nodes share their platform, so one
-// node's fit stands for all.
+// decision's fit, then what the pod admits (podAdmits). A group's nodes
+// share their platform, so one node's fit stands for all.
 func (e *Explainer) runsOnAny(d *podneeds.Decision, pod *v1.Pod, groups []NodePool) bool {
 	var affinity nodeaffinity.RequiredNodeAffinity
 	read := false
@@ -283,7 +282,7 @@ func (e *Explainer) runsOnAny(d *podneeds.Decision, pod *v1.Pod, groups []NodePo
 			affinity, read = nodeaffinity.GetRequiredNodeAffinity(pod), true
 		}
 		for _, n := range g.Nodes {
-			if match, _ := affinity.Match(n); match && d.RepellingTaint(pod, n, e.TaintComparisonOperators) == nil {
+			if ok, _, _ := e.podAdmits(d, pod, affinity, n); ok {
 				return true
 			}
 		}

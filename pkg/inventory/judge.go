@@ -23,6 +23,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 
+	"github.com/windows-aware/windows-aware/pkg/advice"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
@@ -110,13 +111,8 @@ func (v *Verdict) repelled(pool string, t *v1.Taint) {
 }
 
 // PoolName names a class's pool, or its platform when no pool label is
-// set, as explain does.
-func PoolName(c *Class) string {
-	if c.Pool != "" {
-		return "pool " + c.Pool
-	}
-	return "the unpooled " + strings.TrimSpace(c.Platform.OS+" "+c.Platform.Build) + " nodes"
-}
+// set (advice.PoolName: explain names pools the same way).
+func PoolName(c *Class) string { return advice.PoolName(c.Pool, c.Platform.OS, c.Platform.Build) }
 
 // runs reports whether the pool makes nodes that run a pod of decision d,
 // and the OS of such a node: its requirements admit the pod's OS and,
