@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Command scheduler is kube-scheduler with the windows-aware plugins
-// registered (internal/schedulercmd), so that one binary serves the stock
+// registered (cmd/scheduler/app), so that one binary serves the stock
 // default-scheduler profile and the windows-aware profile.
 package main
 
@@ -29,13 +29,13 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/version"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 
-	"github.com/windows-aware/windows-aware/internal/schedulercmd"
+	windowsawareapp "github.com/windows-aware/windows-aware/cmd/scheduler/app"
 )
 
 // newRootCommand is kube-scheduler's command with the plugins, and the
 // explain subcommand beside it.
 func newRootCommand() *cobra.Command {
-	cmd := app.NewSchedulerCommand(schedulercmd.Plugins()...)
+	cmd := app.NewSchedulerCommand(windowsawareapp.Plugins()...)
 	cmd.Long += "\n\nSubcommands:\n  explain   tell what the windows-aware profile decides about pod templates (scheduler explain --help)"
 	cmd.AddCommand(newExplainCommand(os.Exit))
 	return cmd

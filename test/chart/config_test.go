@@ -36,7 +36,7 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 
-	"github.com/windows-aware/windows-aware/internal/schedulercmd"
+	windowsawareapp "github.com/windows-aware/windows-aware/cmd/scheduler/app"
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 )
 
@@ -106,7 +106,7 @@ func setup(t *testing.T, configFile string) (map[string]*schedconfig.Plugins, *s
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)
 	t.Cleanup(cancel)
-	cc, sched, err := app.Setup(ctx, opts, schedulercmd.Plugins()...)
+	cc, sched, err := app.Setup(ctx, opts, windowsawareapp.Plugins()...)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -21,7 +21,7 @@ limitations under the License.
 // scheduler's, its values schema to the plugin's args, and every shipped
 // scheduler configuration to what the scheduler accepts: each is set up
 // with kube-scheduler's own flag parsing, defaulting, validation and plugin
-// construction, with the plugins of internal/schedulercmd, as the binary
+// construction, with the plugins of cmd/scheduler/app, as the binary
 // sets itself up at start.
 //
 // They sit outside the chart's directory, which helm packages whole, and

@@ -14,10 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package schedulercmd
+package app
 
 import (
-	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+	schedulerapp "k8s.io/kubernetes/cmd/kube-scheduler/app"
 
 	// WindowsAwareArgs in the config scheme: without it, a configuration
 	// that names the plugin's args does not decode.
@@ -29,12 +29,12 @@ import (
 )
 
 // Plugins registers the out-of-tree plugins beside the in-tree ones, for
-// app.NewSchedulerCommand or app.Setup.
-func Plugins() []app.Option {
-	return []app.Option{
-		app.WithPlugin(windowsaware.Name, windowsaware.New),
-		app.WithPlugin(ostainttoleration.Name, ostainttoleration.New),
-		app.WithPlugin(windowsawarepreemption.Name, windowsawarepreemption.New),
-		app.WithPlugin(bindguard.Name, bindguard.New),
+// upstream's app.NewSchedulerCommand or app.Setup.
+func Plugins() []schedulerapp.Option {
+	return []schedulerapp.Option{
+		schedulerapp.WithPlugin(windowsaware.Name, windowsaware.New),
+		schedulerapp.WithPlugin(ostainttoleration.Name, ostainttoleration.New),
+		schedulerapp.WithPlugin(windowsawarepreemption.Name, windowsawarepreemption.New),
+		schedulerapp.WithPlugin(bindguard.Name, bindguard.New),
 	}
 }

@@ -14,9 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package schedulercmd is what the scheduler binary adds to kube-scheduler:
-// the windows-aware plugins beside the in-tree ones, and their args in the
-// scheduler's config scheme. cmd/scheduler builds its command from it, and
-// the chart's and manifests' tests (test/chart) set the scheduler up from
-// it, so that a configuration they accept is one the binary runs.
-package schedulercmd
+// Package app is what the scheduler binary adds to kube-scheduler, as
+// upstream's cmd/kube-scheduler/app wires its own: the windows-aware
+// plugins beside the in-tree ones, and their args in the scheduler's
+// config scheme. cmd/scheduler builds its command from it, and the chart's
+// and manifests' tests (test/chart) set the scheduler up from it, so that
+// a configuration they accept is one the binary runs.
+package app
