@@ -80,7 +80,8 @@ FUZZ_TARGETS := ./pkg/windows:FuzzImageOf ./pkg/windows:FuzzParseKernelVersion \
                 ./pkg/podneeds:FuzzDecide ./pkg/plugins/windowsaware:FuzzFilterFollowsDecision \
                 ./pkg/explain:FuzzReadManifests \
                 ./pkg/publish:FuzzPublish ./pkg/publish:FuzzParseRecord \
-                ./pkg/webhookcert:FuzzParse ./pkg/reviewgate:FuzzCount ./pkg/safetext:FuzzText
+                ./pkg/webhookcert:FuzzParse ./pkg/reviewgate:FuzzCount ./pkg/safetext:FuzzText \
+                ./pkg/registryhost:FuzzParseEndpoint
 FUZZ         ?=
 fuzz_selected = $(if $(FUZZ),$(filter $(addprefix %:,$(FUZZ)),$(FUZZ_TARGETS)),$(FUZZ_TARGETS))
 

@@ -21,9 +21,10 @@ import (
 	"crypto/x509"
 	"fmt"
 	"net"
-	"net/url"
 	"os"
 	"strings"
+
+	"github.com/windows-aware/windows-aware/pkg/registryhost"
 )
 
 // Registry allowlists one registry host pattern and says how to reach it.
@@ -74,19 +75,19 @@ type egressPolicy struct {
 func newEgressPolicy(registries []Registry) (*egressPolicy, error) {
 	p := &egressPolicy{}
 	for i, r := range registries {
-		if err := validatePattern(r.Host); err != nil {
+		if err := registryhost.ValidatePattern(r.Host); err != nil {
 			return nil, fmt.Errorf("registries[%d].host: %w", i, err)
 		}
 		rp := &registryPolicy{Registry: r}
 		for j, e := range r.Endpoints {
-			ep, err := parseEndpoint(e)
+			ep, err := registryhost.ParseEndpoint(e)
 			if err != nil {
 				return nil, fmt.Errorf("registries[%d].endpoints[%d]: %w", i, j, err)
 			}
-			if ep.insecure && !r.Insecure {
+			if ep.Insecure && !r.Insecure {
 				return nil, fmt.Errorf("registries[%d].endpoints[%d]: %q is plain HTTP but the registry is not insecure", i, j, e)
 			}
-			rp.endpoints = append(rp.endpoints, ep)
+			rp.endpoints = append(rp.endpoints, endpoint{host: ep.Host, insecure: ep.Insecure})
 		}
 		tc, err := tlsConfigFor(r.CAFile)
 		if err != nil {
@@ -96,47 +97,6 @@ func newEgressPolicy(registries []Registry) (*egressPolicy, error) {
 		p.registries = append(p.registries, rp)
 	}
 	return p, nil
-}
-
-// ValidateRegistryHost checks a Registry.Host pattern.
-func ValidateRegistryHost(pattern string) error { return validatePattern(pattern) }
-
-// ValidateEndpoint checks a Registry.Endpoints entry.
-func ValidateEndpoint(s string) error {
-	_, err := parseEndpoint(s)
-	return err
-}
-
-func validatePattern(pattern string) error {
-	if pattern == "*" {
-		return nil
-	}
-	host := strings.TrimPrefix(pattern, "*.")
-	if host == "" || strings.ContainsAny(host, "*/@ ") {
-		return fmt.Errorf("%q is not a host, *.domain or *", pattern)
-	}
-	if u, err := url.Parse("//" + host); err != nil || u.Host != host || u.Hostname() == "" {
-		return fmt.Errorf("%q is not a host[:port]", pattern)
-	}
-	return nil
-}
-
-func parseEndpoint(s string) (endpoint, error) {
-	raw := s
-	insecure := false
-	switch {
-	case strings.HasPrefix(s, "https://"):
-		s = strings.TrimPrefix(s, "https://")
-	case strings.HasPrefix(s, "http://"):
-		s, insecure = strings.TrimPrefix(s, "http://"), true
-	case strings.Contains(s, "://"):
-		return endpoint{}, fmt.Errorf("%q: scheme must be https or http", raw)
-	}
-	s = strings.TrimSuffix(s, "/")
-	if u, err := url.Parse("//" + s); err != nil || u.Host != s || u.Hostname() == "" {
-		return endpoint{}, fmt.Errorf("%q is not [scheme://]host[:port] (paths are not supported)", raw)
-	}
-	return endpoint{host: s, insecure: insecure}, nil
 }
 
 func tlsConfigFor(caFile string) (*tls.Config, error) {

@@ -44,6 +44,10 @@ func TestLayering(t *testing.T) {
 		{"../../cmd/admission", []string{module + "pkg/plugins", module + "pkg/explain", module + "pkg/kubectlcmd"}},
 		// The test control plane publishes the chart's ConfigMap by its
 		// labels, without the kubectl plugin.
+		// The args' validation reads registry names through registryhost,
+		// not the resolver.
+		{"../apis/config/validation", []string{module + "pkg/imageinspect"}},
+		{"../registryhost", []string{module + "pkg/"}},
 		{"../../internal/controlplane", []string{module + "pkg/kubectlcmd", module + "pkg/explain"}},
 		{"../schedprofile", []string{module + "pkg/explain", module + "pkg/kubectlcmd", module + "pkg/publish", module + "pkg/plugins"}},
 		{"../kubectlcmd", []string{module + "pkg/plugins"}},

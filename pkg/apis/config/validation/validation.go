@@ -30,7 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
-	"github.com/windows-aware/windows-aware/pkg/imageinspect"
+	"github.com/windows-aware/windows-aware/pkg/registryhost"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -131,7 +131,7 @@ func validateImageResolution(path *field.Path, r *config.ImageResolution) field.
 	hosts := sets.New[string]()
 	for i, reg := range r.Registries {
 		p := path.Child("registries").Index(i)
-		if err := imageinspect.ValidateRegistryHost(reg.Host); err != nil {
+		if err := registryhost.ValidatePattern(reg.Host); err != nil {
 			errs = append(errs, field.Invalid(p.Child("host"), reg.Host, err.Error()))
 		} else if hosts.Has(strings.ToLower(reg.Host)) {
 			errs = append(errs, field.Duplicate(p.Child("host"), reg.Host))
@@ -139,9 +139,9 @@ func validateImageResolution(path *field.Path, r *config.ImageResolution) field.
 			hosts.Insert(strings.ToLower(reg.Host))
 		}
 		for j, e := range reg.Endpoints {
-			if err := imageinspect.ValidateEndpoint(e); err != nil {
+			if ep, err := registryhost.ParseEndpoint(e); err != nil {
 				errs = append(errs, field.Invalid(p.Child("endpoints").Index(j), e, err.Error()))
-			} else if strings.HasPrefix(e, "http://") && !reg.Insecure {
+			} else if ep.Insecure && !reg.Insecure {
 				errs = append(errs, field.Invalid(p.Child("endpoints").Index(j), e, "plain HTTP needs insecure: true"))
 			}
 		}
