@@ -42,6 +42,8 @@
 #   PERF_COUNT       whole-scheduler rounds, each running every workload
 #                    once, in a process of its own            (full 3, ci 1)
 #   PERF_LABELS      scheduler_perf label filter          (full performance, ci ci)
+#                    (bindguard: the workloads with BindGuard on, whose
+#                    reference is WindowsMix's windows-aware workload)
 #   BENCH_PROFILES   pod kinds whose windows-aware sweep at 5,000 nodes is
 #                    CPU-profiled for the report (full linux,win2019,win2022,hostprocess,
 #                    ci none; "none" to skip)
@@ -234,9 +236,9 @@ run_perf() {
   ensure_etcd
   log "whole scheduler: building the scheduler_perf test binary"
   "$GO" test -c -o "$out/perf.test" ./test/bench/perf
-  log "whole scheduler: templates against the oracle's cluster"
-  (cd test/bench/perf && "$out/perf.test" -test.run '^(TestTemplatesMatchCluster|TestResolutionTemplateMatchesMix|TestNewImageTemplate)$' -test.count 1) >"$out/perf-tests.txt" 2>&1 \
-    || { cat "$out/perf-tests.txt" >&2; die "the perf templates do not match internal/synthetic"; }
+  log "whole scheduler: templates against the oracle's cluster, the BindGuard configuration against the shipped one"
+  (cd test/bench/perf && "$out/perf.test" -test.run '^(TestTemplatesMatchCluster|TestResolutionTemplateMatchesMix|TestNewImageTemplate|TestBindGuardConfigIsShippedPlusGuard)$' -test.count 1) >"$out/perf-tests.txt" 2>&1 \
+    || { cat "$out/perf-tests.txt" >&2; die "the perf templates do not match internal/synthetic, or scheduler-config-bindguard.yaml is not the shipped configuration plus BindGuard"; }
   log "whole scheduler: workloads labelled '$PERF_LABELS', $PERF_COUNT round(s) (5,000 nodes each; minutes)"
   mkdir -p "$out/perf" "$out/perf-logs"
   # One process per round, each running every workload once, so that the
@@ -277,7 +279,7 @@ run_perf() {
     benchreport -cpu "$out/cpu-perf-round-$i.prof" >"$out/schedcpu-round-$i.txt" 2>&1 \
       || log "  warning: no CPU attribution of round $i (see $out/schedcpu-round-$i.txt)"
   done
-  grep -E 'WindowsMix/' "$out/schedcpu-round-1.txt" 2>/dev/null | awk '{printf "[bench]   %-70s %8s ms of scheduling CPU a pod\n", $1, $5}' >&2 || true
+  grep -E 'WindowsMix(BindGuard)?/' "$out/schedcpu-round-1.txt" 2>/dev/null | awk '{printf "[bench]   %-70s %8s ms of scheduling CPU a pod\n", $1, $5}' >&2 || true
   echo "perf_seconds=$((SECONDS - start))" >>"$out/meta.env"
   run_perf_profile "$out"
 }

@@ -49,7 +49,13 @@ import (
 // parallelizer spreads over the cores, and the plugins' work when a pod or
 // an event arrives (PreEnqueue, queueing hints). Not counted: the binding
 // cycle and its API calls (a goroutine of its own, started by
-// runBindingCycle), the API server, the informers, the harness.
+// runBindingCycle), the API server, the informers, the harness; except
+// BindGuard's PreBind, the one plugin of this project in the binding
+// cycle: its read of the node's pods is work the scheduler adds to each
+// bind, so its frames are counted (the client's side of the read: the
+// request and the decoding of the list; the API server's side runs in the
+// API server's goroutines). Where no profile enables BindGuard its frames
+// hold no samples, and nothing changes.
 
 // workloadLabel is the pprof label naming a workload (test/bench/schedcpu).
 const workloadLabel = "workload"
@@ -72,7 +78,14 @@ var schedulingRoots = []string{
 	// pending pod schedulable.
 	"k8s.io/kubernetes/pkg/scheduler/framework/runtime.(*frameworkImpl).RunPreEnqueuePlugins",
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue.(*PriorityQueue).isPodWorthRequeuing",
+	// BindGuard: Reserve runs in the scheduling cycle (counted above
+	// already), PreBind in the binding cycle, which is not.
+	bindGuardPrefix + ".(*BindGuard).Reserve",
+	bindGuardPrefix + ".(*BindGuard).PreBind",
 }
+
+// bindGuardPrefix is the package of the BindGuard plugin.
+const bindGuardPrefix = "github.com/windows-aware/windows-aware/pkg/plugins/bindguard"
 
 // parallelWorker is the goroutine workqueue.ParallelizeUntil starts for
 // each worker; the scheduler's parallelizer runs its pieces in them. The
@@ -180,6 +193,11 @@ type workloadRecord struct {
 	// Window is the seconds from the first measured pod bound to the last
 	// sample, about the length of the measurement.
 	Window float64 `json:"window"`
+	// BindGuardChecks are the binds BindGuard checked (each one list of
+	// the node's pods at most), PodLists the pod LISTs the API server
+	// served, from every client; zero where not recorded.
+	BindGuardChecks int `json:"bindGuardChecks"`
+	PodLists        int `json:"podLists"`
 }
 
 // perPod is one workload's figures over its runs, by workload name
@@ -188,6 +206,11 @@ type perPod struct {
 	cpu  []float64 // seconds of scheduling CPU per scheduled pod, one a run
 	span []float64 // pods/s by span, one a run with two samples or more
 	win  []float64 // measurement windows, s
+	// guardChecks are BindGuard's checks per scheduled pod, one a run
+	// that enabled it; podLists the API server's pod LISTs per scheduled
+	// pod, one a run that recorded them.
+	guardChecks []float64
+	podLists    []float64
 }
 
 // readCPU reads the profiles hack/bench.sh and hack/upstream.sh leave
@@ -229,6 +252,12 @@ func readCPU(profiles []string) (map[string]*perPod, error) {
 			}
 			if rec.Window > 0 {
 				pp.win = append(pp.win, rec.Window)
+			}
+			if rec.Scheduled > 0 && rec.BindGuardChecks > 0 {
+				pp.guardChecks = append(pp.guardChecks, float64(rec.BindGuardChecks)/float64(rec.Scheduled))
+			}
+			if rec.Scheduled > 0 && rec.PodLists > 0 {
+				pp.podLists = append(pp.podLists, float64(rec.PodLists)/float64(rec.Scheduled))
 			}
 		}
 	}
@@ -289,9 +318,11 @@ func printCPU(w io.Writer, path string) error {
 		return err
 	}
 	pods := map[string]int{}
-	if recs, err := readRecords(strings.TrimSuffix(path, ".prof") + ".jsonl"); err == nil {
-		for _, r := range recs {
+	recs := map[string]workloadRecord{}
+	if rs, err := readRecords(strings.TrimSuffix(path, ".prof") + ".jsonl"); err == nil {
+		for _, r := range rs {
 			pods[r.Workload] = r.Scheduled
+			recs[r.Workload] = r
 		}
 	}
 	names := make([]string, 0, len(uses))
@@ -299,13 +330,17 @@ func printCPU(w io.Writer, path string) error {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	fmt.Fprintf(w, "%-90s %12s %12s %8s %12s\n", "workload", "sched CPU s", "all CPU s", "pods", "sched ms/pod")
+	// The last two columns are the API reads a pod's bind made: BindGuard's
+	// checks and the API server's pod LISTs (every client's), per pod.
+	fmt.Fprintf(w, "%-90s %12s %12s %8s %12s %12s %12s\n", "workload", "sched CPU s", "all CPU s", "pods", "sched ms/pod", "guard/pod", "LISTs/pod")
 	for _, n := range names {
-		u, perPod := uses[n], "–"
+		u, perPod, guard, lists := uses[n], "–", "–", "–"
 		if pods[n] > 0 {
 			perPod = fmt.Sprintf("%.3f", u.scheduling/float64(pods[n])*1e3)
+			guard = fmt.Sprintf("%.3f", float64(recs[n].BindGuardChecks)/float64(pods[n]))
+			lists = fmt.Sprintf("%.3f", float64(recs[n].PodLists)/float64(pods[n]))
 		}
-		fmt.Fprintf(w, "%-90s %12.2f %12.2f %8d %12s\n", n, u.scheduling, u.total, pods[n], perPod)
+		fmt.Fprintf(w, "%-90s %12.2f %12.2f %8d %12s %12s %12s\n", n, u.scheduling, u.total, pods[n], perPod, guard, lists)
 	}
 	return nil
 }

@@ -88,6 +88,9 @@ var (
 	apiserver  = []string{"go.etcd.io/etcd/client/v3.(*kv).Do", "k8s.io/apiserver/pkg/storage/etcd3.(*store).GuaranteedUpdate"}
 	inlined    = []string{"k8s.io/kubernetes/pkg/scheduler/framework.(*PodInfo).Update|k8s.io/kubernetes/pkg/scheduler/framework/runtime.(*frameworkImpl).RunPreEnqueuePlugins", "k8s.io/kubernetes/pkg/scheduler/backend/queue.(*PriorityQueue).Add"}
 	hint       = []string{"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware.(*Plugin).isSchedulableAfterPodChange", "k8s.io/kubernetes/pkg/scheduler/backend/queue.(*PriorityQueue).isPodWorthRequeuing", "k8s.io/kubernetes/pkg/scheduler/backend/queue.(*PriorityQueue).moveAllToActiveOrBackoffQueue"}
+
+	// BindGuard's read of the node's pods, in the binding cycle: counted.
+	guardRead = []string{"k8s.io/api/core/v1.(*Pod).Unmarshal", "k8s.io/client-go/kubernetes/typed/core/v1.(*pods).List", bindGuardPrefix + ".(*BindGuard).PreBind", "k8s.io/kubernetes/pkg/scheduler/framework/runtime.(*frameworkImpl).RunPreBindPlugins", "k8s.io/kubernetes/pkg/scheduler.(*Scheduler).bindingCycle", "k8s.io/kubernetes/pkg/scheduler.(*Scheduler).runBindingCycle"}
 )
 
 func TestAttribute(t *testing.T) {
@@ -98,6 +101,7 @@ func TestAttribute(t *testing.T) {
 		{wa, bareWorker, 5},   // a plugin's own parallel piece: a worker running the scheduler's code
 		{wa, createPod, 400},  // the harness's workers: not scheduling
 		{wa, binding, 70},     // the binding cycle: not scheduling
+		{wa, guardRead, 20},   // but BindGuard's PreBind in it is
 		{wa, apiserver, 1000}, // the API server
 		{wa, inlined, 2},      // an inlined frame of a root counts
 		{wa, hint, 3},
@@ -111,7 +115,7 @@ func TestAttribute(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]cpuUse{
-		wa:    {scheduling: 0.340, total: 1.810},
+		wa:    {scheduling: 0.360, total: 1.830},
 		stock: {scheduling: 0.640, total: 1.540},
 	}
 	if len(got) != len(want) {
@@ -146,7 +150,7 @@ func TestReadCPU(t *testing.T) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	records := `{"workload":"` + wa + `","scheduled":1100,"spanPods":900,"spanSeconds":9,"window":10}
+	records := `{"workload":"` + wa + `","scheduled":1100,"spanPods":900,"spanSeconds":9,"window":10,"bindGuardChecks":1100,"podLists":1111}
 {"workload":"` + stock + `","scheduled":1100,"spanPods":0,"spanSeconds":0,"window":1.5}
 `
 	if err := os.WriteFile(filepath.Join(dir, "cpu-perf-round-1.jsonl"), []byte(records), 0o644); err != nil {
@@ -168,6 +172,16 @@ func TestReadCPU(t *testing.T) {
 	}
 	if got := c[b].win; len(got) != 1 || got[0] != 1.5 {
 		t.Errorf("window %v, want [1.5]", got)
+	}
+	// The API reads a bind made, per pod scheduled; none recorded, none read.
+	if got := c[a].guardChecks; len(got) != 1 || got[0] != 1 {
+		t.Errorf("guard checks a pod %v, want [1]", got)
+	}
+	if got := c[a].podLists; len(got) != 1 || got[0] != 1.01 {
+		t.Errorf("pod LISTs a pod %v, want [1.01]", got)
+	}
+	if got := c[b]; len(got.guardChecks) != 0 || len(got.podLists) != 0 {
+		t.Errorf("reads %v %v where none were recorded", got.guardChecks, got.podLists)
 	}
 }
 

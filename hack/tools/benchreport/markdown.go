@@ -273,8 +273,10 @@ func cpuNote(w io.Writer, r *results) {
 	fmt.Fprintf(w, "\nor when its goroutine is a `%s` worker running a function under\n", parallelWorker)
 	fmt.Fprintf(w, "`%s` (the parallel Filter, Score and preemption workers; the harness's pod-creating\n", schedulerPackage)
 	fmt.Fprintf(w, "workers are not). Not counted: the binding cycle and its API calls, the API server, the informers,\n")
-	fmt.Fprintf(w, "the harness. CPU per pod is a workload's scheduling samples over the pods its scheduler scheduled\n")
-	fmt.Fprintf(w, "(`scheduler_schedule_attempts_total{result=\"scheduled\"}`), median of the rounds.\n")
+	fmt.Fprintf(w, "the harness; except BindGuard's PreBind (listed above), whose read of the node's pods is work the\n")
+	fmt.Fprintf(w, "guard adds to each bind: its client's side is counted, the API server's is not. Without BindGuard\n")
+	fmt.Fprintf(w, "in a profile its frames hold no samples. CPU per pod is a workload's scheduling samples over the pods\n")
+	fmt.Fprintf(w, "its scheduler scheduled (`scheduler_schedule_attempts_total{result=\"scheduled\"}`), median of the rounds.\n")
 	fmt.Fprintf(w, "`benchreport -cpu <profile>` prints one profile's attribution by workload.\n\n")
 }
 

@@ -71,6 +71,9 @@ func TestTargetsFromRealOutput(t *testing.T) {
 		{name: "CPU per pod over stock with selectors", what: "whole scheduler, 500Nodes_1000Pods: windows-aware scheduling CPU per pod / stock profile, the same pods with hand-written selectors",
 			// cpu-perf-round-1: 0.82 s over 1100 pods against 1.65 s over 1100
 			wantGot: "0.50x", wantMet: false, wantWant: "≤ 0.4x"},
+		{name: "CPU per pod over stock without selectors", what: "whole scheduler, 500Nodes_1000Pods: windows-aware scheduling CPU per pod / stock profile, the same pods with no selectors (misplaces the Windows pods)",
+			// cpu-perf-round-1: 0.82 s over 1100 pods against 1.17 s over 1100
+			wantGot: "0.70x", wantMet: true, wantWant: "≤ 1.0x"},
 		{name: "over stock with selectors", what: "whole scheduler, 500Nodes_1000Pods: windows-aware throughput / stock profile, the same pods with hand-written selectors",
 			wantGot: "2.32x", wantMet: true, wantWant: "≥ 1.5x"}, // 135.2 / 58.23
 		{name: "over stock without selectors", what: "whole scheduler, 500Nodes_1000Pods: windows-aware throughput / stock profile, the same pods with no selectors (misplaces the Windows pods)",
@@ -240,4 +243,72 @@ func FuzzParseBench(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, _ = parseBench(bytes.NewReader(data), "fuzz")
 	})
+}
+
+// TestBindGuardTargets: the guard's rows, from the CPU per pod of the
+// guarded workload over the unguarded one and its checks per pod
+// scheduled; none without a guarded workload of that size.
+func TestBindGuardTargets(t *testing.T) {
+	const (
+		size  = "5000Nodes_10000Pods"
+		on    = "PerfScheduling/WindowsMixBindGuard/" + size
+		off   = "PerfScheduling/WindowsMix/" + size + "_WindowsAware"
+		cpuTo = "whole scheduler, 5000Nodes_10000Pods: windows-aware scheduling CPU per pod with BindGuard / without (its read of the node's pods before each bind, in-process API server)"
+		reads = "whole scheduler, 5000Nodes_10000Pods: BindGuard's API reads per bind (its checks over the pods scheduled)"
+	)
+	type row struct {
+		got     string
+		verdict string
+	}
+	for _, tc := range []struct {
+		name string
+		cpu  map[string]*perPod
+		want map[string]row
+	}{
+		{
+			name: "within 5%, one read a bind",
+			cpu: map[string]*perPod{
+				on:  {cpu: []float64{0.00255, 0.00260, 0.00300}, guardChecks: []float64{1, 1, 1}},
+				off: {cpu: []float64{0.00250, 0.00255, 0.00290}},
+			},
+			want: map[string]row{cpuTo: {"1.02x", "met"}, reads: {"1.00", "met"}}, // 0.00260 / 0.00255
+		},
+		{
+			name: "over 5%",
+			cpu: map[string]*perPod{
+				on:  {cpu: []float64{0.0027}, guardChecks: []float64{1}},
+				off: {cpu: []float64{0.0025}},
+			},
+			want: map[string]row{cpuTo: {"1.08x", "MISSED"}, reads: {"1.00", "met"}},
+		},
+		{
+			name: "binds refused and read again",
+			cpu: map[string]*perPod{
+				on:  {cpu: []float64{0.0025}, guardChecks: []float64{1.5}},
+				off: {cpu: []float64{0.0025}},
+			},
+			want: map[string]row{cpuTo: {"1.00x", "met"}, reads: {"1.50", "MISSED"}},
+		},
+		{
+			name: "no guarded workload",
+			cpu:  map[string]*perPod{off: {cpu: []float64{0.0025}}},
+			want: map[string]row{},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &results{cpu: tc.cpu}
+			got := map[string]row{}
+			for _, tg := range r.bindGuardTargets(size) {
+				got[tg.what] = row{tg.got, tg.verdict()}
+			}
+			if len(got) != len(tc.want) {
+				t.Errorf("targets %v, want %v", got, tc.want)
+			}
+			for what, want := range tc.want {
+				if got[what] != want {
+					t.Errorf("%s: %+v, want %+v", what, got[what], want)
+				}
+			}
+		})
+	}
 }

@@ -58,6 +58,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/internal/synthetic"
 	_ "github.com/windows-aware/windows-aware/pkg/apis/config/scheme" // WindowsAwareArgs in the scheduler's scheme
+	"github.com/windows-aware/windows-aware/pkg/plugins/bindguard"
 	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsawarepreemption"
@@ -76,12 +77,15 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// registry is what cmd/scheduler adds to the in-tree plugins.
+// registry is what cmd/scheduler adds to the in-tree plugins
+// (internal/schedulercmd). BindGuard runs only where a profile enables it:
+// the WindowsMixBindGuard workloads.
 func registry() frameworkruntime.Registry {
 	return frameworkruntime.Registry{
 		windowsaware.Name:           windowsaware.New,
 		ostainttoleration.Name:      ostainttoleration.New,
 		windowsawarepreemption.Name: windowsawarepreemption.New,
+		bindguard.Name:              bindguard.New,
 	}
 }
 
@@ -198,7 +202,7 @@ func check(tCtx ktesting.TContext, name string, w *perf.Workload) placementResul
 		fail("listing pods: %v", err)
 		return r
 	}
-	if w != nil && strings.Contains(name, "/WindowsMix/") {
+	if w != nil && (strings.Contains(name, "/WindowsMix/") || strings.Contains(name, "/WindowsMixBindGuard/")) {
 		// Every pod of these workloads is a pod of the mix.
 		init, err1 := w.GetParam("initPods")
 		measure, err2 := w.GetParam("measurePods")

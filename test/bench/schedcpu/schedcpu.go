@@ -71,6 +71,16 @@ type record struct {
 	SpanPods    int     `json:"spanPods"`
 	SpanSeconds float64 `json:"spanSeconds"`
 	Window      float64 `json:"window"`
+	// BindGuardChecks are the binds BindGuard checked, whatever it found
+	// (windows_aware_bind_guard_checks_total summed over its results):
+	// each is one list of the node's pods at most. Zero where no profile
+	// enables it.
+	BindGuardChecks int `json:"bindGuardChecks,omitempty"`
+	// PodLists are the LIST requests for pods the in-process API server
+	// served (apiserver_request_total{verb="LIST",resource="pods"}), from
+	// every client: the guard's reads, counted by the API server, over
+	// those of a workload without the guard.
+	PodLists int `json:"podLists,omitempty"`
 }
 
 var (
@@ -96,6 +106,9 @@ func Record(workload, topic string) error {
 		return err
 	}
 	r := record{Workload: workload, Scheduled: int(counts["scheduled"])}
+	if r.BindGuardChecks, r.PodLists, err = apiReads(); err != nil {
+		return err
+	}
 	if dat := progressFile(dir, workload, topic); dat != "" {
 		if r.SpanPods, r.SpanSeconds, r.Window, err = span(dat); err != nil {
 			return err
@@ -126,6 +139,34 @@ func Record(workload, topic string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// apiReads are the counters of the API reads a bind may make: BindGuard's
+// checks and the API server's pod LISTs, each summed over all its series
+// (testutil's helpers key them by one label, which would drop series that
+// differ in another). A counter not registered (no BindGuard in the
+// process) reads as zero.
+func apiReads() (guardChecks, podLists int, err error) {
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		return 0, 0, err
+	}
+	sum := func(name string, match map[string]string) int {
+		total := 0.0
+		for _, f := range families {
+			if f.GetName() != name {
+				continue
+			}
+			for _, m := range f.GetMetric() {
+				if testutil.LabelsMatch(m, match) && m.GetCounter() != nil {
+					total += m.GetCounter().GetValue()
+				}
+			}
+		}
+		return int(total)
+	}
+	return sum("windows_aware_bind_guard_checks_total", nil),
+		sum("apiserver_request_total", map[string]string{"verb": "LIST", "resource": "pods"}), nil
 }
 
 func dataItemsDir() string {
