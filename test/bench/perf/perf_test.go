@@ -78,7 +78,7 @@ func TestMain(m *testing.M) {
 }
 
 // registry is what cmd/scheduler adds to the in-tree plugins
-// (internal/schedulercmd). BindGuard runs only where a profile enables it:
+// (cmd/scheduler/app). BindGuard runs only where a profile enables it:
 // the WindowsMixBindGuard workloads.
 func registry() frameworkruntime.Registry {
 	return frameworkruntime.Registry{
