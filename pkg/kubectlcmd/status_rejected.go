@@ -47,7 +47,7 @@ const outOfPrefix = "OutOf"
 
 // KubeletRejected are the pods their node's kubelet rejected for want of
 // room, counted by the scheduler that bound them: the pods of a race
-// between schedulers that BindGuard did not, or could not, stop.
+// between two schedulers binding onto the same nodes.
 type KubeletRejected struct {
 	// Count is how many pods were rejected.
 	Count int `json:"count"`
