@@ -17,7 +17,11 @@ limitations under the License.
 package app
 
 import (
+	"maps"
+	"slices"
+
 	schedulerapp "k8s.io/kubernetes/cmd/kube-scheduler/app"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
 	// WindowsAwareArgs in the config scheme: without it, a configuration
 	// that names the plugin's args does not decode.
@@ -28,13 +32,24 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/plugins/windowsawarepreemption"
 )
 
-// Plugins registers the out-of-tree plugins beside the in-tree ones, for
+// Registry is the out-of-tree plugins by name: the one list the binary
+// (Plugins) and the benchmarks' scheduler register.
+func Registry() frameworkruntime.Registry {
+	return frameworkruntime.Registry{
+		windowsaware.Name:           windowsaware.New,
+		ostainttoleration.Name:      ostainttoleration.New,
+		windowsawarepreemption.Name: windowsawarepreemption.New,
+		bindguard.Name:              bindguard.New,
+	}
+}
+
+// Plugins registers Registry's plugins beside the in-tree ones, for
 // upstream's app.NewSchedulerCommand or app.Setup.
 func Plugins() []schedulerapp.Option {
-	return []schedulerapp.Option{
-		schedulerapp.WithPlugin(windowsaware.Name, windowsaware.New),
-		schedulerapp.WithPlugin(ostainttoleration.Name, ostainttoleration.New),
-		schedulerapp.WithPlugin(windowsawarepreemption.Name, windowsawarepreemption.New),
-		schedulerapp.WithPlugin(bindguard.Name, bindguard.New),
+	r := Registry()
+	var opts []schedulerapp.Option
+	for _, name := range slices.Sorted(maps.Keys(r)) {
+		opts = append(opts, schedulerapp.WithPlugin(name, r[name]))
 	}
+	return opts
 }

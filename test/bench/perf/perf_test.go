@@ -55,13 +55,10 @@ import (
 	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
 	"k8s.io/kubernetes/test/utils/client-go/ktesting"
 
+	windowsawareapp "github.com/windows-aware/windows-aware/cmd/scheduler/app"
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/internal/synthetic"
 	_ "github.com/windows-aware/windows-aware/pkg/apis/config/scheme" // WindowsAwareArgs in the scheduler's scheme
-	"github.com/windows-aware/windows-aware/pkg/plugins/bindguard"
-	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
-	"github.com/windows-aware/windows-aware/pkg/plugins/windowsaware"
-	"github.com/windows-aware/windows-aware/pkg/plugins/windowsawarepreemption"
 	"github.com/windows-aware/windows-aware/test/bench/schedcpu"
 )
 
@@ -80,14 +77,7 @@ func TestMain(m *testing.M) {
 // registry is what cmd/scheduler adds to the in-tree plugins
 // (cmd/scheduler/app). BindGuard runs only where a profile enables it:
 // the WindowsMixBindGuard workloads.
-func registry() frameworkruntime.Registry {
-	return frameworkruntime.Registry{
-		windowsaware.Name:           windowsaware.New,
-		ostainttoleration.Name:      ostainttoleration.New,
-		windowsawarepreemption.Name: windowsawarepreemption.New,
-		bindguard.Name:              bindguard.New,
-	}
-}
+func registry() frameworkruntime.Registry { return windowsawareapp.Registry() }
 
 // BenchmarkPerfScheduling runs the workloads of performance-config.yaml
 // that the label filter selects (-perf-scheduling-label-filter, default
