@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
@@ -56,8 +57,13 @@ func (e *Explainer) PlanUpgrade(ctx context.Context, in UpgradeInput) (*UpgradeP
 	if err != nil {
 		return nil, err
 	}
+	// Each RuntimeClass is read once however many templates name it.
+	pe := *e
+	pe.RuntimeClass = onceEach(e.RuntimeClass)
+	e = &pe
 	plan := &UpgradePlan{Profile: e.Profile, Target: in.Target.String(), TargetRelease: ReleaseName(e.Releases, in.Target.String()),
-		Pool: in.Pool, Moving: len(moving), From: buildsOf(moving), Nodes: len(in.Nodes), Workloads: []WorkloadPlan{}, Blocking: []PodPlan{}}
+		Pool: in.Pool, Moving: len(moving), From: buildsOf(moving), Nodes: len(in.Nodes), Workloads: []WorkloadPlan{}, Blocking: []PodPlan{},
+		Agents: []AgentCoverage{}}
 
 	movingSet := make(map[string]bool, len(moving))
 	for _, n := range moving {
@@ -73,10 +79,16 @@ func (e *Explainer) PlanUpgrade(ctx context.Context, in UpgradeInput) (*UpgradeP
 			staying = append(staying, n)
 		}
 	}
+	simulated := e.Simulate(moving, in.Target)
+	m := &move{
+		moving: moving, simulated: simulated,
+		now: GroupNodes(in.Nodes), after: GroupNodes(append(slices.Clone(staying), simulated...)),
+		windowsNow: windowsOnly(in.Nodes), windowsAfter: windowsOnly(append(slices.Clone(staying), simulated...)),
+	}
 	stayingGroups := GroupNodes(staying)
 	var poolGroups, simulatedGroups []NodePool
 	if in.Pool != "" {
-		poolGroups, simulatedGroups = GroupNodes(moving), GroupNodes(Simulate(moving, in.Target))
+		poolGroups, simulatedGroups = GroupNodes(moving), GroupNodes(simulated)
 	}
 	host := windows.Host{OS: windows.OSWindows, Arch: archOf(moving), Version: windows.Version{Build: in.Target}, State: windows.BuildKnown}
 
@@ -109,31 +121,90 @@ func (e *Explainer) PlanUpgrade(ctx context.Context, in UpgradeInput) (*UpgradeP
 			continue
 		}
 		d, pod, unresolved := e.decideFor(ctx, w.Template, w.Admitted)
-		inScope := d.OS() == windows.OSWindows || wp.Pods > 0
+		// Images no single host runs together: the pod runs nowhere, and
+		// is listed as such rather than left out.
+		nowhere := d.Conflict() != "" && slices.ContainsFunc(d.Images(), func(i podneeds.Image) bool { return i.Windows })
+		inScope := d.OS() == windows.OSWindows || wp.Pods > 0 || nowhere
 		if in.Pool != "" {
-			inScope = wp.MovingPods > 0 || (d.OS() == windows.OSWindows && (e.runsOnAny(d, pod, poolGroups) || e.runsOnAny(d, pod, simulatedGroups)))
+			inScope = wp.MovingPods > 0 || nowhere || (d.OS() == windows.OSWindows && (e.runsOnAny(d, pod, poolGroups) || e.runsOnAny(d, pod, simulatedGroups)))
 		}
 		if !inScope {
 			continue
 		}
 		e.judgeUpgrade(&wp, d, pod, &host, unresolved)
+		e.judgePins(ctx, &wp, w, d, pod, m)
 		plan.add(wp)
-		if wp.Verdict == VerdictRebuild && len(onMoving) > 0 && !e.runsOnAny(d, pod, stayingGroups) {
+		switch {
+		case len(onMoving) == 0 || e.runsOnAny(d, pod, stayingGroups):
+		case wp.Verdict == VerdictRebuild:
 			for _, p := range onMoving {
 				plan.Blocking = append(plan.Blocking, PodPlan{Namespace: p.Namespace, Name: p.Name, Node: p.Spec.NodeName,
 					Workload: w.Kind + " " + w.Name, Reason: e.rebuildReason(&wp)})
 			}
+		case wp.Verdict == VerdictRetarget:
+			for _, p := range onMoving {
+				plan.Blocking = append(plan.Blocking, PodPlan{Namespace: p.Namespace, Name: p.Name, Node: p.Spec.NodeName,
+					Workload: w.Kind + " " + w.Name, Reason: wp.Reason})
+			}
+		}
+		if w.Kind == "DaemonSet" && !w.Admitted && len(moving) > 0 {
+			a := e.coverage(ctx, w, &wp, d, pod, m)
+			if a.Loses() {
+				plan.Summary.AgentsLosing++
+			}
+			plan.Agents = append(plan.Agents, a)
 		}
 	}
 	plan.Summary.Blocking = len(plan.Blocking)
 	slices.SortFunc(plan.Summary.Namespaces, func(a, b NamespaceSummary) int { return cmp.Compare(a.Namespace, b.Namespace) })
 	if in.Pool != "" {
-		if plan.WhatIf, err = e.WhatIf(ctx, moving, in.Target, in.Workloads); err != nil {
-			return nil, err
-		}
+		plan.WhatIf = e.whatIf(ctx, m, in.Target, in.Workloads)
 		plan.WhatIf.Pool = in.Pool
 	}
+	plan.Steer = steer(in.Pool, plan.From)
 	return plan, nil
+}
+
+// move is what the nodes are before and after the move, as the plan asks
+// about them: the nodes that move and the same nodes moved, every node
+// grouped before and after, and the Windows nodes before and after.
+type move struct {
+	moving, simulated        []*v1.Node
+	now, after               []NodePool
+	windowsNow, windowsAfter []*v1.Node
+}
+
+// steer are the commands that label the nodes that move retiring: the
+// scheduler's Score then places new pods elsewhere while they move.
+func steer(pool string, from []string) []string {
+	if pool != "" {
+		return []string{fmt.Sprintf("kubectl label nodes -l %s %s=%s", pool, podneeds.LabelRetiring, podneeds.RetiringValue)}
+	}
+	var out []string
+	for _, b := range from {
+		out = append(out, fmt.Sprintf("kubectl label nodes -l %s=%s %s=%s", podneeds.LabelWindowsBuild, b, podneeds.LabelRetiring, podneeds.RetiringValue))
+	}
+	return out
+}
+
+// onceEach memoizes a RuntimeClass lookup by name, errors included.
+func onceEach(lookup RuntimeClassLookup) RuntimeClassLookup {
+	if lookup == nil {
+		return nil
+	}
+	type answer struct {
+		rc  *nodev1.RuntimeClass
+		err error
+	}
+	seen := map[string]answer{}
+	return func(ctx context.Context, name string) (*nodev1.RuntimeClass, error) {
+		a, ok := seen[name]
+		if !ok {
+			a.rc, a.err = lookup(ctx, name)
+			seen[name] = a
+		}
+		return a.rc, a.err
+	}
 }
 
 // add counts a workload's verdict in the summary.
@@ -152,6 +223,12 @@ func (p *UpgradePlan) add(wp WorkloadPlan) {
 	case VerdictRebuild:
 		p.Summary.Rebuild++
 		ns.Rebuild++
+	case VerdictRetarget:
+		p.Summary.Retarget++
+		ns.Retarget++
+	case VerdictNowhere:
+		p.Summary.Nowhere++
+		ns.Nowhere++
 	default:
 		p.Summary.Unknown++
 		ns.Unknown++
@@ -294,7 +371,7 @@ func (e *Explainer) runsOnAny(d *podneeds.Decision, pod *v1.Pod, groups []NodePo
 // build into wp, with what each image has.
 func (e *Explainer) judgeUpgrade(wp *WorkloadPlan, d *podneeds.Decision, pod *v1.Pod, host *windows.Host, unresolved string) {
 	if c := d.Conflict(); c != "" {
-		wp.Verdict, wp.Reason = VerdictUnknown, "the scheduler places the pod on no build: "+c
+		wp.Verdict, wp.Reason = VerdictNowhere, "the scheduler places the pod on no build: "+c
 		return
 	}
 	if d.HostProcess() {

@@ -55,6 +55,20 @@ func WriteUpgradeTable(w io.Writer, p *UpgradePlan, releases []windows.Release) 
 			fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s; no node that stays at its build runs it\n", safetext.Args(b.Namespace, b.Name, b.Node, b.Workload, b.Reason)...)
 		}
 	}
+	if len(p.Agents) > 0 {
+		fmt.Fprintln(tw)
+		fmt.Fprintln(tw, "AGENT\tMOVED NODES\tBEFORE\tAFTER\tWHY")
+		for _, a := range p.Agents {
+			why := a.Why
+			if why == "" {
+				why = "a pod on every moved node"
+			}
+			fmt.Fprintf(tw, "DaemonSet %s/%s\t%d\t%d\t%d\t%s\n", safetext.Args(a.Namespace, a.Name, a.Moving, a.Before, a.After, why)...)
+			for _, f := range a.Fixes {
+				fmt.Fprintf(tw, "\t\t\t\t%s\n", safetext.Args("fix: "+f)...)
+			}
+		}
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -64,6 +78,13 @@ func WriteUpgradeTable(w io.Writer, p *UpgradePlan, releases []windows.Release) 
 	}
 	fmt.Fprintln(bw)
 	writeSummaryText(bw, p)
+	if len(p.Steer) > 0 {
+		fmt.Fprintln(bw)
+		fmt.Fprintln(bw, "To steer new pods off the nodes that move while they move (the scheduler's Score ranks retiring nodes last):")
+		for _, c := range p.Steer {
+			fmt.Fprintf(bw, "  %s\n", safetext.Text(c))
+		}
+	}
 	return bw.Flush()
 }
 
@@ -100,9 +121,15 @@ func verdictLines(wp *WorkloadPlan, releases []windows.Release) []string {
 			}
 			lines = append(lines, line)
 		}
+		if len(wp.Pins) > 0 {
+			lines = append(lines, "and "+pinWords(wp.Pins)+" no node once the nodes move")
+		}
 	}
 	if len(lines) == 0 {
 		lines = append(lines, wp.Reason)
+	}
+	for _, f := range wp.Fixes {
+		lines = append(lines, "fix: "+f)
 	}
 	return lines
 }
@@ -134,6 +161,12 @@ func writeWhatIf(w io.Writer, wi *WhatIf, releases []windows.Release) {
 			fmt.Fprintf(tw, "  %s/%s\t%s\t%s\t%s\n", safetext.Args(b.Namespace, b.Name, b.Node, b.Workload, b.Reason)...)
 		}
 	}
+	if len(wi.Stranded) > 0 {
+		fmt.Fprintln(tw, "  STRANDED\tNODE\tWORKLOAD\tWHY")
+		for _, b := range wi.Stranded {
+			fmt.Fprintf(tw, "  %s/%s\t%s\t%s\t%s\n", safetext.Args(b.Namespace, b.Name, b.Node, b.Workload, b.Reason)...)
+		}
+	}
 	if len(wi.Lands) > 0 {
 		fmt.Fprintln(tw, "  STARTS LANDING\t\tWORKLOAD\t")
 		for _, l := range wi.Lands {
@@ -146,17 +179,28 @@ func writeWhatIf(w io.Writer, wi *WhatIf, releases []windows.Release) {
 	}
 }
 
+// summaryLine counts the verdicts, the pods that block draining and the
+// agents that lose moved nodes.
+func summaryLine(p *UpgradePlan) string {
+	s := &p.Summary
+	line := fmt.Sprintf("%d workload(s): %d ready, %d need a rebuild, %d to retarget, %d run nowhere, %d unknown; %d pod(s) block draining",
+		len(p.Workloads), s.Ready, s.Rebuild, s.Retarget, s.Nowhere, s.Unknown, s.Blocking)
+	if len(p.Agents) > 0 {
+		line += fmt.Sprintf("; %d of %d agent(s) lose moved nodes", s.AgentsLosing, len(p.Agents))
+	}
+	return line
+}
+
 func writeSummaryText(w io.Writer, p *UpgradePlan) {
 	s := &p.Summary
-	fmt.Fprintf(w, "%d workload(s): %d ready, %d need a rebuild, %d unknown; %d pod(s) block draining\n",
-		len(p.Workloads), s.Ready, s.Rebuild, s.Unknown, s.Blocking)
+	fmt.Fprintln(w, summaryLine(p))
 	if len(s.Namespaces) == 0 {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAMESPACE\tREADY\tREBUILD\tUNKNOWN")
+	fmt.Fprintln(tw, "NAMESPACE\tREADY\tREBUILD\tRETARGET\tNOWHERE\tUNKNOWN")
 	for _, n := range s.Namespaces {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", safetext.Args(n.Namespace, n.Ready, n.Rebuild, n.Unknown)...)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\n", safetext.Args(n.Namespace, n.Ready, n.Rebuild, n.Retarget, n.Nowhere, n.Unknown)...)
 	}
 	tw.Flush()
 }
@@ -168,24 +212,23 @@ func WriteUpgradeMarkdown(w io.Writer, p *UpgradePlan, releases []windows.Releas
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "### %s\n\n", upgradeTitle(p, releases))
 	s := &p.Summary
-	fmt.Fprintf(bw, "%d workload(s): **%d ready**, **%d need a rebuild**, **%d unknown**; %d pod(s) block draining.\n\n",
-		len(p.Workloads), s.Ready, s.Rebuild, s.Unknown, s.Blocking)
+	fmt.Fprintf(bw, "%s.\n\n", markdownEscape(summaryLine(p)))
 	if len(s.Namespaces) > 0 {
-		fmt.Fprintln(bw, "| namespace | ready | rebuild | unknown |")
-		fmt.Fprintln(bw, "|---|---:|---:|---:|")
+		fmt.Fprintln(bw, "| namespace | ready | rebuild | retarget | nowhere | unknown |")
+		fmt.Fprintln(bw, "|---|---:|---:|---:|---:|---:|")
 		for _, n := range s.Namespaces {
-			fmt.Fprintf(bw, "| %s | %d | %d | %d |\n", safetext.CodeSpan(n.Namespace), n.Ready, n.Rebuild, n.Unknown)
+			fmt.Fprintf(bw, "| %s | %d | %d | %d | %d | %d |\n", safetext.CodeSpan(n.Namespace), n.Ready, n.Rebuild, n.Retarget, n.Nowhere, n.Unknown)
 		}
 		fmt.Fprintln(bw)
 	}
-	for _, v := range []Verdict{VerdictRebuild, VerdictUnknown} {
+	for _, v := range []Verdict{VerdictRebuild, VerdictRetarget, VerdictNowhere, VerdictUnknown} {
 		first := true
 		for _, wp := range p.Workloads {
 			if wp.Verdict != v {
 				continue
 			}
 			if first {
-				fmt.Fprintf(bw, "**%s**\n\n", map[Verdict]string{VerdictRebuild: "Need a rebuild", VerdictUnknown: "Unknown"}[v])
+				fmt.Fprintf(bw, "**%s**\n\n", map[Verdict]string{VerdictRebuild: "Need a rebuild", VerdictRetarget: "To retarget", VerdictNowhere: "Run nowhere", VerdictUnknown: "Unknown"}[v])
 				first = false
 			}
 			fmt.Fprintf(bw, "- %s %s: %s\n", markdownEscape(wp.Kind), safetext.CodeSpan(wp.Namespace+"/"+wp.Name), markdownEscape(strings.Join(verdictLines(&wp, releases), "; ")))
@@ -202,11 +245,26 @@ func WriteUpgradeMarkdown(w io.Writer, p *UpgradePlan, releases []windows.Releas
 		}
 		fmt.Fprintln(bw)
 	}
+	if len(p.Agents) > 0 {
+		fmt.Fprintln(bw, "**Agents on the moved nodes**")
+		fmt.Fprintln(bw)
+		for _, a := range p.Agents {
+			why := a.Why
+			if why == "" {
+				why = "a pod on every moved node"
+			}
+			fmt.Fprintf(bw, "- DaemonSet %s: %d of %d moved node(s) before, %d after: %s\n", safetext.CodeSpan(a.Namespace+"/"+a.Name), a.Before, a.Moving, a.After, markdownEscape(why))
+		}
+		fmt.Fprintln(bw)
+	}
 	if wi := p.WhatIf; wi != nil {
-		fmt.Fprintf(bw, "**What if pool %s becomes %s**: %d running pod(s) break, %d pending pod(s) start landing there.\n",
-			markdownEscape(wi.Pool), buildNames([]string{wi.To}, releases), len(wi.Breaks), len(wi.Lands))
+		fmt.Fprintf(bw, "**What if pool %s becomes %s**: %d running pod(s) break, %d stranded, %d pending pod(s) start landing there.\n",
+			markdownEscape(wi.Pool), buildNames([]string{wi.To}, releases), len(wi.Breaks), len(wi.Stranded), len(wi.Lands))
 		for _, b := range wi.Breaks {
 			fmt.Fprintf(bw, "- breaks: %s on %s: %s\n", safetext.CodeSpan(b.Namespace+"/"+b.Name), safetext.CodeSpan(b.Node), markdownEscape(b.Reason))
+		}
+		for _, b := range wi.Stranded {
+			fmt.Fprintf(bw, "- stranded: %s on %s: %s\n", safetext.CodeSpan(b.Namespace+"/"+b.Name), safetext.CodeSpan(b.Node), markdownEscape(b.Reason))
 		}
 	}
 	return bw.Flush()

@@ -25,8 +25,16 @@ const (
 	VerdictReady Verdict = "ready"
 	// VerdictRebuild: some image has no variant the target build runs.
 	VerdictRebuild Verdict = "rebuild"
+	// VerdictRetarget: its images run on the target build, but what else
+	// ties it to a build (its nodeSelector, required node affinity or
+	// RuntimeClass) selects no node once the nodes move: its pods would
+	// stay Pending until it is pointed at the new build.
+	VerdictRetarget Verdict = "retarget"
+	// VerdictNowhere: no node runs it today, before any move: its images
+	// need builds no single host runs, or a pin selects no node.
+	VerdictNowhere Verdict = "nowhere"
 	// VerdictUnknown: some image names no build and no registry told one,
-	// or the workload could not be read.
+	// a pin the plan cannot read, or the workload could not be read.
 	VerdictUnknown Verdict = "unknown"
 )
 
@@ -53,9 +61,15 @@ type UpgradePlan struct {
 	// pods of workloads that need a rebuild, and that no node staying at
 	// its build runs.
 	Blocking []PodPlan `json:"blockingDrain"`
+	// Agents are the Windows DaemonSets, and whether each keeps a pod on
+	// every node that moves.
+	Agents []AgentCoverage `json:"agents"`
 	// WhatIf is what changes on the pool when it becomes Target, when a
 	// pool was given.
-	WhatIf  *WhatIf        `json:"whatIf,omitempty"`
+	WhatIf *WhatIf `json:"whatIf,omitempty"`
+	// Steer are the commands that steer new pods off the nodes that move
+	// while they move (the retiring label).
+	Steer   []string       `json:"steer,omitempty"`
 	Summary UpgradeSummary `json:"summary"`
 }
 
@@ -68,9 +82,14 @@ type WorkloadPlan struct {
 	// Source is where a ready verdict came from: tag, registry, or
 	// hostProcess; several sources are joined with "+".
 	Source string `json:"source,omitempty"`
-	// Reason says why the verdict is unknown, or the conflict that keeps
-	// the pod off every node.
-	Reason string         `json:"reason,omitempty"`
+	// Reason says why the verdict is unknown, retarget or nowhere: the
+	// pins, or the conflict that keeps the pod off every node.
+	Reason string `json:"reason,omitempty"`
+	// Pins are what ties it to a build besides its images and selects no
+	// node once the nodes move (retarget), or none today (nowhere).
+	Pins []Pin `json:"pins,omitempty"`
+	// Fixes are the commands that point the pins at the moved nodes.
+	Fixes  []string       `json:"fixes,omitempty"`
 	Images []UpgradeImage `json:"images,omitempty"`
 	// Pods counts its pods on Windows nodes; MovingPods those on the
 	// nodes that move.
@@ -107,11 +126,16 @@ type PodPlan struct {
 
 // UpgradeSummary counts the verdicts, for a change request.
 type UpgradeSummary struct {
-	Ready      int                `json:"ready"`
-	Rebuild    int                `json:"rebuild"`
-	Unknown    int                `json:"unknown"`
-	Blocking   int                `json:"blockingDrain"`
-	Namespaces []NamespaceSummary `json:"namespaces"`
+	Ready    int `json:"ready"`
+	Rebuild  int `json:"rebuild"`
+	Retarget int `json:"retarget"`
+	Nowhere  int `json:"nowhere"`
+	Unknown  int `json:"unknown"`
+	Blocking int `json:"blockingDrain"`
+	// AgentsLosing counts the DaemonSets that run a pod on fewer of the
+	// moving nodes after the move than before.
+	AgentsLosing int                `json:"agentsLosing"`
+	Namespaces   []NamespaceSummary `json:"namespaces"`
 }
 
 // NamespaceSummary counts the verdicts of one namespace.
@@ -119,5 +143,35 @@ type NamespaceSummary struct {
 	Namespace string `json:"namespace"`
 	Ready     int    `json:"ready"`
 	Rebuild   int    `json:"rebuild"`
+	Retarget  int    `json:"retarget"`
+	Nowhere   int    `json:"nowhere"`
 	Unknown   int    `json:"unknown"`
 }
+
+// Findings reports whether anything stands in the way of the move: a
+// workload that is not ready, or an agent that loses nodes.
+func (s *UpgradeSummary) Findings() bool {
+	return s.Rebuild+s.Retarget+s.Nowhere+s.Unknown+s.AgentsLosing > 0
+}
+
+// AgentCoverage is whether a Windows DaemonSet keeps a pod on every node
+// that moves: the nodes where the DaemonSet controller places its pod
+// and the pod runs (its images, and its RuntimeClass's nodeSelector,
+// which the controller does not read), before and after the move.
+type AgentCoverage struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Moving counts the nodes that move; Before and After those of them
+	// it runs a pod on.
+	Moving int `json:"moving"`
+	Before int `json:"before"`
+	After  int `json:"after"`
+	// Why says what keeps it off the moved nodes, and Fixes how to mend
+	// it.
+	Why   string   `json:"why,omitempty"`
+	Fixes []string `json:"fixes,omitempty"`
+}
+
+// Loses reports whether the agent runs on fewer moving nodes after the
+// move than before.
+func (a *AgentCoverage) Loses() bool { return a.After < a.Before }

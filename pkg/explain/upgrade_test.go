@@ -86,7 +86,12 @@ func upgradeCluster() ([]*v1.Node, []*Workload) {
 		}
 		return w
 	}
-	hostProcess := func(p *v1.Pod) { fixture.HostProcess(p) }
+	// The agent tolerates the Windows taint, as the DaemonSet controller
+	// must see for its pods to be where they are.
+	hostProcess := func(p *v1.Pod) {
+		fixture.HostProcess(p)
+		p.Spec.Tolerations = []v1.Toleration{fixture.WindowsToleration}
+	}
 	windowsOS := func(p *v1.Pod) { p.Spec.OS = &v1.PodOS{Name: v1.Windows} }
 	pending := pod("report", "", nil, img2025)
 	return nodes, []*Workload{
@@ -282,13 +287,14 @@ func TestPlanUpgradeSummaryAndOutput(t *testing.T) {
 		img2019 + " has 10.0.17763 (ltsc2019) only: use mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022",
 		img2025 + " has 10.0.26100 (ltsc2025) only: use mcr.microsoft.com/windows/servercore:ltsc2022",
 		"web/iis19-a   w19-1  Deployment iis19  " + img2019 + " has 10.0.17763 (ltsc2019) only; no node that stays at its build runs it",
-		"6 workload(s): 2 ready, 2 need a rebuild, 2 unknown; 2 pod(s) block draining",
+		"6 workload(s): 2 ready, 2 need a rebuild, 0 to retarget, 0 run nowhere, 2 unknown; 2 pod(s) block draining; 0 of 1 agent(s) lose moved nodes",
+		"DaemonSet web/proxy  3            3       3      a pod on every moved node",
 	} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
 		}
 	}
-	for _, want := range []string{"| `web` | 2 | 2 | 2 |", "- Deployment `web/iis19`:", "- `web/iis19-a` on `w19-1` (Deployment iis19)"} {
+	for _, want := range []string{"| `web` | 2 | 2 | 0 | 0 | 2 |", "- Deployment `web/iis19`:", "- `web/iis19-a` on `w19-1` (Deployment iis19)"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}

@@ -23,6 +23,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/windows-aware/windows-aware/pkg/inventory"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
@@ -38,6 +39,10 @@ type WhatIf struct {
 	// 0xc0370101, "The container operating system does not match the
 	// host operating system").
 	Breaks []PodPlan `json:"breaks"`
+	// Stranded are the pods running on the pool whose images the new
+	// build runs but whose pins select no node once the pool moves: the
+	// move evicts them, and no node takes them back.
+	Stranded []PodPlan `json:"stranded"`
 	// Lands are the pods Pending now that a node of the pool runs once it
 	// is the new build, and none of it runs now.
 	Lands []PodPlan `json:"lands"`
@@ -48,16 +53,17 @@ type WhatIf struct {
 	NewWorkloads []string `json:"newWorkloads"`
 }
 
-// WhatIf simulates the nodes of a pool becoming build target, as the
+// whatIf simulates the nodes of a pool becoming build target, as the
 // kubelet reports an upgraded node (its windows-build label and kernel
-// version), and asks the decision of every pod and template about them,
-// before and after: the pods running there that the new build would not
-// run, and the pending pods and the workloads that would start landing
-// there. Only pods and templates of the explainer's profile land by its
-// decision; the pods on the pool are judged whatever placed them.
-func (e *Explainer) WhatIf(ctx context.Context, pool []*v1.Node, target windows.Build, workloads []*Workload) (*WhatIf, error) {
-	w := &WhatIf{Nodes: len(pool), From: buildsOf(pool), To: target.String(), Breaks: []PodPlan{}, Lands: []PodPlan{}, NewWorkloads: []string{}}
-	simulated := Simulate(pool, target)
+// version) and AKS its OS SKU, and asks the decision of every pod and
+// template about them, before and after: the pods running there that the
+// new build would not run, those its pins strand, and the pending pods
+// and the workloads that would start landing there. Only pods and
+// templates of the explainer's profile land by its decision; the pods on
+// the pool are judged whatever placed them.
+func (e *Explainer) whatIf(ctx context.Context, m *move, target windows.Build, workloads []*Workload) *WhatIf {
+	pool, simulated := m.moving, m.simulated
+	w := &WhatIf{Nodes: len(pool), From: buildsOf(pool), To: target.String(), Breaks: []PodPlan{}, Stranded: []PodPlan{}, Lands: []PodPlan{}, NewWorkloads: []string{}}
 	byName := make(map[string]*v1.Node, len(pool))
 	for _, n := range simulated {
 		byName[n.Name] = n
@@ -85,6 +91,12 @@ func (e *Explainer) WhatIf(ctx context.Context, pool []*v1.Node, target windows.
 				if fits, reason := d.RunsOn(node); !fits {
 					w.Breaks = append(w.Breaks, PodPlan{Namespace: p.Namespace, Name: p.Name, Node: p.Spec.NodeName, Workload: name,
 						Reason: e.breakReason(d, reason, target)})
+				} else if !e.runsOnAny(d, p, m.after) {
+					reason := "its nodeSelector, affinity or tolerations admit no node once the pool moves"
+					if pins := stalePins(pinsOf(p, nil), []*v1.Node{now[p.Spec.NodeName]}, []*v1.Node{node}); len(pins) > 0 {
+						reason = pinWords(pins) + " no node once the pool moves"
+					}
+					w.Stranded = append(w.Stranded, PodPlan{Namespace: p.Namespace, Name: p.Name, Node: p.Spec.NodeName, Workload: name, Reason: reason})
 				}
 				continue
 			}
@@ -104,7 +116,7 @@ func (e *Explainer) WhatIf(ctx context.Context, pool []*v1.Node, target windows.
 			w.NewWorkloads = append(w.NewWorkloads, fmt.Sprintf("%s %s/%s", wl.Kind, wl.Namespace, wl.Name))
 		}
 	}
-	return w, nil
+	return w
 }
 
 // breakReason says which images of a pod the new build does not run.
@@ -130,8 +142,11 @@ func (e *Explainer) breakReason(d *podneeds.Decision, reason string, target wind
 
 // Simulate returns the nodes as they are once upgraded to target: their
 // node.kubernetes.io/windows-build label and kernel version say target,
-// all else is theirs. The nodes themselves are not changed.
-func Simulate(nodes []*v1.Node, target windows.Build) []*v1.Node {
+// and an AKS OS SKU label of Windows names target's release, as AKS's OS
+// move rewrites it; all else is theirs. The nodes themselves are not
+// changed.
+func (e *Explainer) Simulate(nodes []*v1.Node, target windows.Build) []*v1.Node {
+	sku := inventory.AKSWindowsSKU(ReleaseName(e.Releases, target.String()))
 	out := make([]*v1.Node, len(nodes))
 	for i, n := range nodes {
 		sim := *n
@@ -140,6 +155,9 @@ func Simulate(nodes []*v1.Node, target windows.Build) []*v1.Node {
 			sim.Labels = map[string]string{}
 		}
 		sim.Labels[v1.LabelWindowsBuild] = target.String()
+		if have := sim.Labels[inventory.LabelAKSOSSKU]; sku != "" && strings.HasPrefix(have, "Windows") {
+			sim.Labels[inventory.LabelAKSOSSKU] = sku
+		}
 		sim.Status.NodeInfo.KernelVersion = target.String()
 		out[i] = &sim
 	}

@@ -17,6 +17,8 @@ limitations under the License.
 package inventory
 
 import (
+	"strings"
+
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
@@ -38,6 +40,22 @@ var PoolLabels = []string{
 
 // LabelKarpenterNodePool names the Karpenter NodePool a node came from.
 const LabelKarpenterNodePool = "karpenter.sh/nodepool"
+
+// LabelAKSOSSKU is the OS SKU of an AKS pool's nodes: Ubuntu,
+// AzureLinux, Windows2019, Windows2022, Windows2025. AKS's OS move rewrites
+// it, and its docs tell users to select on it during the move.
+const LabelAKSOSSKU = "kubernetes.azure.com/os-sku"
+
+// AKSWindowsSKU is the LabelAKSOSSKU value of a Windows Server LTSC
+// release's pools, from its release token (ltsc2025: Windows2025); "" for
+// a token that names no LTSC release.
+func AKSWindowsSKU(token string) string {
+	year, ok := strings.CutPrefix(strings.ToLower(token), "ltsc")
+	if !ok || year == "" {
+		return ""
+	}
+	return "Windows" + year
+}
 
 // PoolOf names the node's pool; "" when no PoolLabels label is set.
 func PoolOf(node *v1.Node) string {

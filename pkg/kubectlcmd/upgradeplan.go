@@ -149,7 +149,7 @@ func (o *UpgradePlanOptions) run(ctx context.Context, client kubernetes.Interfac
 		fmt.Fprintf(stderr, "error: %s\n", safetext.Text(err.Error()))
 		return ExitError
 	}
-	if plan.Summary.Rebuild > 0 || plan.Summary.Unknown > 0 {
+	if plan.Summary.Findings() {
 		return ExitFinding
 	}
 	return 0
