@@ -121,9 +121,10 @@ func (e *Explainer) PlanUpgrade(ctx context.Context, in UpgradeInput) (*UpgradeP
 			continue
 		}
 		d, pod, unresolved := e.decideFor(ctx, w.Template, w.Admitted)
-		// Images no single host runs together: the pod runs nowhere, and
-		// is listed as such rather than left out.
-		nowhere := d.Conflict() != "" && slices.ContainsFunc(d.Images(), func(i podneeds.Image) bool { return i.Windows })
+		// A pod that contradicts itself (images no single host runs
+		// together, a selector against its images) runs nowhere, and is
+		// listed as such rather than left out.
+		nowhere := d.Conflict() != ""
 		inScope := d.OS() == windows.OSWindows || wp.Pods > 0 || nowhere
 		if in.Pool != "" {
 			inScope = wp.MovingPods > 0 || nowhere || (d.OS() == windows.OSWindows && (e.runsOnAny(d, pod, poolGroups) || e.runsOnAny(d, pod, simulatedGroups)))
