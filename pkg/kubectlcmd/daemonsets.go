@@ -35,10 +35,11 @@ import (
 )
 
 // statusExplainer is the decision of the scheduler's profile, as explain
-// finds it (the chart's ConfigMap), else of the default args, on nodes.
+// finds it without flags (the chart's ConfigMap, SchedulerOptions' zero
+// value), else of the default args, on nodes.
 func statusExplainer(ctx context.Context, client kubernetes.Interface, nodes []*v1.Node) (*explain.Explainer, error) {
 	cluster := &explain.Cluster{Client: client}
-	profile, _, err := (&ExplainOptions{}).profile(ctx, cluster, io.Discard)
+	profile, _, err := (&SchedulerOptions{}).profile(ctx, cluster, io.Discard)
 	if err != nil {
 		if profile, err = schedprofile.Load("", ""); err != nil {
 			return nil, err
