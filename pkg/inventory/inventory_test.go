@@ -291,6 +291,21 @@ func TestRequirement(t *testing.T) {
 		{Requirement{"DoesNotExist", nil}, "", false, true},
 		{Requirement{"Gt", []string{"3"}}, "4", true, true},
 		{Requirement{"Lte", []string{"3"}}, "4", true, false},
+		{Requirement{"In", []string{"a", "b"}}, "b", true, true},
+		{Requirement{"NotIn", []string{"a", "b"}}, "c", true, true},
+		{Requirement{"Exists", nil}, "", true, true}, // an empty value is a value
+		{Requirement{"DoesNotExist", nil}, "", true, false},
+		{Requirement{"Gt", []string{"3"}}, "3", true, false},
+		{Requirement{"Gt", []string{"3"}}, "", false, false},
+		{Requirement{"Gte", []string{"3"}}, "3", true, true},
+		{Requirement{"Gte", []string{"3"}}, "2", true, false},
+		{Requirement{"Lt", []string{"3"}}, "2", true, true},
+		{Requirement{"Lt", []string{"3"}}, "3", true, false},
+		{Requirement{"Lte", []string{"3"}}, "3", true, true},
+		{Requirement{"Gt", []string{"3"}}, "10.0.20348", true, false}, // not an integer
+		{Requirement{"Gt", []string{"x"}}, "4", true, false},
+		{Requirement{"Gt", []string{"1", "2"}}, "4", true, false}, // one bound, or none
+		{Requirement{"Gt", nil}, "4", true, false},
 		{Requirement{"Someday", nil}, "x", true, false},
 	}
 	for _, tt := range tests {
