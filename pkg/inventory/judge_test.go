@@ -29,17 +29,29 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
-// verdict is what a test reads of a Verdict: the classes of Malformed by
-// name, the rest as it is.
-type verdict struct {
-	Fit           int
-	NodePools     []string
-	OSNodes       int
-	TaintedPools  []string
-	Taints        []string
-	WindowsBuilds []string
-	Malformed     []string
-	Runs          bool
+// judge is the verdict of pod (which must have no conflict) under the
+// default args, on an inventory fed nodes and Karpenter NodePools through
+// its informers' transforms and handlers.
+func judge(t *testing.T, nodes []*v1.Node, pools []*unstructured.Unstructured, pod *v1.Pod, osToleration bool) Verdict {
+	t.Helper()
+	dr, err := podneeds.New(scheme.DefaultArgs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := New()
+	for _, n := range nodes {
+		obj, _ := Project(n)
+		inv.NodeHandler().OnAdd(obj, true)
+	}
+	for _, p := range pools {
+		obj, _ := ProjectNodePool(p)
+		inv.NodePoolHandler().OnAdd(obj, true)
+	}
+	d := dr.Decide(pod, nil)
+	if d.Conflict() != "" {
+		t.Fatalf("conflict %s", d.Conflict())
+	}
+	return inv.Snapshot().Judge(d, pod, osToleration)
 }
 
 // TestJudgeVerdict: the whole verdict of a pod on a cluster: the pools a
@@ -48,10 +60,6 @@ type verdict struct {
 // a build, a NodePool's taints, and a HostProcess pod, which any Windows
 // build runs.
 func TestJudgeVerdict(t *testing.T) {
-	dr, err := podneeds.New(scheme.DefaultArgs())
-	if err != nil {
-		t.Fatal(err)
-	}
 	osTaint := fixture.WindowsTaint
 	gpu := v1.Taint{Key: "gpu", Value: "true", Effect: v1.TaintEffectNoSchedule}
 	drain := v1.Taint{Key: "drain", Effect: v1.TaintEffectNoExecute}
@@ -76,67 +84,68 @@ func TestJudgeVerdict(t *testing.T) {
 		pod          *v1.Pod
 		pools        []*unstructured.Unstructured
 		osToleration bool
-		want         verdict
+		want         Verdict // Malformed aside: every case's is pool typo
+		runs         bool
 	}{
 		{
 			name: "ltsc2022 without the OS toleration: every pool that runs it repelled, the OS taint named once",
 			pod:  pod([]string{nano22}),
-			want: verdict{OSNodes: 5, TaintedPools: []string{"the unpooled windows 10.0.20348 nodes", "pool win22", "pool gpu25"},
-				Taints: []string{"os=windows:NoSchedule"}, WindowsBuilds: builds, Malformed: []string{"pool typo"}},
+			want: Verdict{OSNodes: 5, TaintedPools: []string{"the unpooled windows 10.0.20348 nodes", "pool win22", "pool gpu25"},
+				Taints: []string{"os=windows:NoSchedule"}, WindowsBuilds: builds},
 		},
 		{
 			name: "ltsc2022 with the OS toleration: the other taints, by pool",
 			pod:  pod([]string{nano22}), osToleration: true,
-			want: verdict{Fit: 1, OSNodes: 5, TaintedPools: []string{"the unpooled windows 10.0.20348 nodes", "pool gpu25"},
-				Taints: []string{"drain:NoExecute", "gpu=true:NoSchedule"}, WindowsBuilds: builds, Malformed: []string{"pool typo"}, Runs: true},
+			want: Verdict{Fit: 1, OSNodes: 5, TaintedPools: []string{"the unpooled windows 10.0.20348 nodes", "pool gpu25"},
+				Taints: []string{"drain:NoExecute", "gpu=true:NoSchedule"}, WindowsBuilds: builds},
+			runs: true,
 		},
 		{
 			name: "a HostProcess pod: every Windows build, the malformed one too",
 			pod:  fixture.HostProcess(pod([]string{nano22})), osToleration: true,
-			want: verdict{Fit: 3, OSNodes: 5, TaintedPools: []string{"the unpooled windows 10.0.20348 nodes", "pool gpu25"},
-				Taints: []string{"drain:NoExecute", "gpu=true:NoSchedule"}, WindowsBuilds: builds, Malformed: []string{"pool typo"}, Runs: true},
+			want: Verdict{Fit: 3, OSNodes: 5, TaintedPools: []string{"the unpooled windows 10.0.20348 nodes", "pool gpu25"},
+				Taints: []string{"drain:NoExecute", "gpu=true:NoSchedule"}, WindowsBuilds: builds},
+			runs: true,
 		},
 		{
 			name: "a Linux pod: the Linux node",
 			pod:  pod([]string{nginx}), osToleration: true,
-			want: verdict{Fit: 1, OSNodes: 1, WindowsBuilds: builds, Malformed: []string{"pool typo"}, Runs: true},
+			want: Verdict{Fit: 1, OSNodes: 1, WindowsBuilds: builds},
+			runs: true,
 		},
 		{
 			name: "a NodePool of another build runs a HostProcess pod",
 			pod:  fixture.HostProcess(pod([]string{nano22})), osToleration: true,
 			pools: []*unstructured.Unstructured{karpWin()},
-			want: verdict{Fit: 3, NodePools: []string{"karpwin"}, OSNodes: 5, TaintedPools: []string{"the unpooled windows 10.0.20348 nodes", "pool gpu25"},
-				Taints: []string{"drain:NoExecute", "gpu=true:NoSchedule"}, WindowsBuilds: builds, Malformed: []string{"pool typo"}, Runs: true},
+			want: Verdict{Fit: 3, NodePools: []string{"karpwin"}, OSNodes: 5, TaintedPools: []string{"the unpooled windows 10.0.20348 nodes", "pool gpu25"},
+				Taints: []string{"drain:NoExecute", "gpu=true:NoSchedule"}, WindowsBuilds: builds},
+			runs: true,
 		},
 		{
 			name: "a NodePool whose taint the pod does not tolerate: named among the tainted pools",
 			pod:  pod([]string{"mcr.microsoft.com/windows/servercore:ltsc2019"}), osToleration: true,
 			pools: []*unstructured.Unstructured{karpWin(map[string]any{"key": "team", "value": "a", "effect": "NoSchedule"})},
-			want: verdict{Fit: 1, OSNodes: 5, TaintedPools: []string{"pool karpwin"}, Taints: []string{"team=a:NoSchedule"},
-				WindowsBuilds: builds, Malformed: []string{"pool typo"}, Runs: true},
+			want: Verdict{Fit: 1, OSNodes: 5, TaintedPools: []string{"pool karpwin"}, Taints: []string{"team=a:NoSchedule"},
+				WindowsBuilds: builds},
+			runs: true,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			inv := New()
-			for _, n := range cluster {
-				inv.SetNode(n)
+			got := judge(t, cluster, tt.pools, tt.pod, tt.osToleration)
+			var malformed []string
+			for _, c := range got.Malformed {
+				malformed = append(malformed, PoolName(c))
 			}
-			for _, p := range tt.pools {
-				inv.NodePoolHandler().OnAdd(p, true)
+			if diff := cmp.Diff([]string{"pool typo"}, malformed); diff != "" {
+				t.Errorf("malformed classes (-want +got):\n%s", diff)
 			}
-			d := dr.Decide(tt.pod, nil)
-			if d.Conflict() != "" {
-				t.Fatalf("conflict %s", d.Conflict())
-			}
-			v := inv.Snapshot().Judge(d, tt.pod, tt.osToleration)
-			got := verdict{Fit: v.Fit, NodePools: v.NodePools, OSNodes: v.OSNodes, TaintedPools: v.TaintedPools, Taints: v.Taints,
-				WindowsBuilds: v.WindowsBuilds, Runs: v.Runs()}
-			for _, c := range v.Malformed {
-				got.Malformed = append(got.Malformed, PoolName(c))
-			}
+			got.Malformed = nil
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("verdict (-want +got):\n%s", diff)
+			}
+			if got.Runs() != tt.runs {
+				t.Errorf("Runs() = %v, want %v", got.Runs(), tt.runs)
 			}
 		})
 	}
