@@ -15,10 +15,13 @@ limitations under the License.
 */
 
 // Package advice holds the words that tell a user what would let a pod
-// run: what to change in a pod that contradicts itself, and which pool a
-// cluster lacks for a pod no node runs. The kubectl plugin's explain
-// (package explain) and the admission webhook's warnings (package
-// publish) both say them, so that a warning at kubectl apply and explain's
-// fix read alike. advice imports neither; explain reads publish's record
-// of what it wrote into a pod, and nothing of its words.
+// run: what to change in a pod that contradicts itself, which pool a
+// cluster lacks for a pod no node runs, and how pools and Windows builds
+// are named. The kubectl plugin's explain (package explain) and the
+// admission webhook's warnings (package publish, which names the pools of
+// its cluster inventory through package inventory) all say them, so that
+// a warning at kubectl apply and explain's fix read alike. advice imports
+// none of them (only podneeds and windows); explain imports publish for
+// its record of what publish mode wrote into a pod, and nothing of its
+// words.
 package advice

@@ -15,20 +15,26 @@ limitations under the License.
 */
 
 // Package explain tells what the windows-aware profile decides about pod
-// templates before they are deployed: the OS and Windows builds each needs,
-// where each came from, the conflicts the scheduler would reject it with,
-// and, given a cluster's nodes, how many nodes of each OS and build fit and
-// why the others do not.
+// templates, from manifests before they are deployed or from live
+// objects: the OS and Windows builds each needs, where each came from, the
+// conflicts the scheduler would reject it with, and, given a cluster's
+// nodes, how many nodes of each pool, OS and build fit, why the others do
+// not, and what to change (fixes.go, in package advice's words, which the
+// webhook's warnings say too).
 //
-// It reads manifests (manifests.go) or live objects (live.go), takes the
-// pod template of every workload kind (templates.go), merges RuntimeClasses
-// as their admission plugin does (runtimeclass.go), and asks the profile's
-// decider (package podneeds) for the decision and each node's verdict
-// (explain.go, nodes.go): the one decision the scheduler's plugin, publish
-// mode and the webhook's warnings call, never a copy.
+// An Explainer holds the decider of one scheduler profile's args
+// (profile.go). It reads manifests (manifests.go) or live objects
+// (live.go), takes the pod template of every workload kind (templates.go),
+// merges RuntimeClasses as their admission plugin does (runtimeclass.go),
+// and asks the profile's decider (package podneeds) for the decision and
+// each node's verdict (explain.go, nodes.go): the one decision the
+// scheduler's plugin, publish mode and the webhook's warnings call, never
+// a copy. It shows what publish mode recorded in a pod (published.go).
 //
 // It also plans a Windows Server upgrade (upgrade*.go: which workloads the
 // move of a pool to another build breaks, and what blocks draining it;
-// kubectl windows-aware upgrade-plan), and judges where a DaemonSet's
-// controller puts its pods (daemonset*.go: explain and status).
+// kubectl windows-aware upgrade-plan), judges where a DaemonSet's
+// controller puts its pods (daemonset*.go: explain and status), and which
+// pods on retiring nodes no other node runs (retiring.go: explain and
+// status).
 package explain

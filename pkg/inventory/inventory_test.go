@@ -27,8 +27,6 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/oracle"
-	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
-	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
 func node(name, pool, os, build string, taints ...v1.Taint) *v1.Node {
@@ -193,10 +191,6 @@ func pod(images []string, mutate ...func(*v1.Pod)) *v1.Pod {
 
 // TestJudge: the verdict of a pod on a cluster's classes and NodePools.
 func TestJudge(t *testing.T) {
-	dr, err := podneeds.New(scheme.DefaultArgs())
-	if err != nil {
-		t.Fatal(err)
-	}
 	osTaint := fixture.WindowsTaint
 	gpu := v1.Taint{Key: "gpu", Value: "true", Effect: v1.TaintEffectNoSchedule}
 	cluster := []*v1.Node{
@@ -246,20 +240,7 @@ func TestJudge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			inv := New()
-			for _, n := range cluster {
-				obj, _ := Project(n)
-				inv.NodeHandler().OnAdd(obj, true)
-			}
-			for _, p := range tt.pools {
-				obj, _ := ProjectNodePool(p)
-				inv.NodePoolHandler().OnAdd(obj, true)
-			}
-			d := dr.Decide(tt.pod, nil)
-			if d.Conflict() != "" {
-				t.Fatalf("conflict %s", d.Conflict())
-			}
-			v := inv.Snapshot().Judge(d, tt.pod, tt.osToleration)
+			v := judge(t, cluster, tt.pools, tt.pod, tt.osToleration)
 			if v.Fit != tt.wantFit || !slices.Equal(v.NodePools, tt.wantNodePools) || !slices.Equal(v.TaintedPools, tt.wantTainted) || v.OSNodes != tt.wantOSNodes {
 				t.Errorf("verdict %+v, want fit %d, NodePools %q, tainted %q, OS nodes %d", v, tt.wantFit, tt.wantNodePools, tt.wantTainted, tt.wantOSNodes)
 			}
@@ -291,6 +272,21 @@ func TestRequirement(t *testing.T) {
 		{Requirement{"DoesNotExist", nil}, "", false, true},
 		{Requirement{"Gt", []string{"3"}}, "4", true, true},
 		{Requirement{"Lte", []string{"3"}}, "4", true, false},
+		{Requirement{"In", []string{"a", "b"}}, "b", true, true},
+		{Requirement{"NotIn", []string{"a", "b"}}, "c", true, true},
+		{Requirement{"Exists", nil}, "", true, true}, // an empty value is a value
+		{Requirement{"DoesNotExist", nil}, "", true, false},
+		{Requirement{"Gt", []string{"3"}}, "3", true, false},
+		{Requirement{"Gt", []string{"3"}}, "", false, false},
+		{Requirement{"Gte", []string{"3"}}, "3", true, true},
+		{Requirement{"Gte", []string{"3"}}, "2", true, false},
+		{Requirement{"Lt", []string{"3"}}, "2", true, true},
+		{Requirement{"Lt", []string{"3"}}, "3", true, false},
+		{Requirement{"Lte", []string{"3"}}, "3", true, true},
+		{Requirement{"Gt", []string{"3"}}, "10.0.20348", true, false}, // not an integer
+		{Requirement{"Gt", []string{"x"}}, "4", true, false},
+		{Requirement{"Gt", []string{"1", "2"}}, "4", true, false}, // one bound, or none
+		{Requirement{"Gt", nil}, "4", true, false},
 		{Requirement{"Someday", nil}, "x", true, false},
 	}
 	for _, tt := range tests {

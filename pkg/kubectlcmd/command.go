@@ -18,7 +18,6 @@ package kubectlcmd
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -122,15 +121,8 @@ no node of the cluster runs it (for CI), 1 when the input cannot be read.`,
 	fs := cmd.Flags()
 	fs.StringArrayVarP(&o.Files, "filename", "f", nil, "manifest file or directory to read; - for standard input (repeatable)")
 	fs.BoolVar(&local, "local", false, "judge the files alone, without a cluster")
-	fs.StringVar(&o.Config, "config", "", "the scheduler's KubeSchedulerConfiguration file, for its WindowsAware args")
-	fs.StringVar(&o.ConfigMap, "config-map", "", "NAMESPACE/NAME of the ConfigMap that holds the scheduler's configuration")
-	fs.StringVar(&o.SchedulerNamespace, "scheduler-namespace", DefaultSchedulerNamespace, "the namespace of the Helm chart's ConfigMap, when neither --config nor --config-map is given")
-	fs.BoolVar(&o.TrustClusterEndpoints, "trust-cluster-endpoints", false, "with --resolve, use the registries' endpoints, insecure and allowPrivate of a configuration read from the cluster")
-	fs.StringVar(&o.Profile, "profile", "", "the profile (schedulerName) whose args decide (default: the one that enables WindowsAware)")
+	o.SchedulerOptions.AddFlags(fs)
 	fs.BoolVar(&o.AllPods, "all-pods", false, "explain every pod of the namespace")
-	fs.BoolVar(&o.Resolve, "resolve", false, "ask the images' registries, as the scheduler's imageResolution does")
-	fs.DurationVar(&o.ResolveTimeout, "resolve-timeout", 30*time.Second, "how long --resolve waits for a pod's registries")
-	fs.DurationVar(&o.ResolveDeadline, "resolve-deadline", 2*time.Minute, "how long --resolve waits for the registries in all; pods not answered by then are reported unresolved")
 	fs.StringVarP(&o.Output, "output", "o", OutputText, "output format: text, json or yaml")
 	return cmd
 }

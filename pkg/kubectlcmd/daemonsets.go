@@ -24,34 +24,13 @@ import (
 	"slices"
 	"strings"
 
-	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/pager"
 
 	"github.com/windows-aware/windows-aware/pkg/explain"
-	"github.com/windows-aware/windows-aware/pkg/schedprofile"
 )
-
-// statusExplainer is the decision of the scheduler's profile, as explain
-// finds it (the chart's ConfigMap), else of the default args, on nodes.
-func statusExplainer(ctx context.Context, client kubernetes.Interface, nodes []*v1.Node) (*explain.Explainer, error) {
-	cluster := &explain.Cluster{Client: client}
-	profile, _, err := (&ExplainOptions{}).profile(ctx, cluster, io.Discard)
-	if err != nil {
-		if profile, err = schedprofile.Load("", ""); err != nil {
-			return nil, err
-		}
-	}
-	e, err := explain.NewExplainer(ctx, profile)
-	if err != nil {
-		return nil, err
-	}
-	e.Nodes = nodes
-	e.RuntimeClass = explain.RuntimeClasses(nil, cluster)
-	return e, nil
-}
 
 // readDaemonSets judges every DaemonSet of the namespace (every namespace
 // with "") as its controller places it, and returns those that need a

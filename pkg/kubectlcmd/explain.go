@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -33,32 +32,16 @@ import (
 
 // ExplainOptions are what explain is asked, by either command that runs it.
 type ExplainOptions struct {
+	// SchedulerOptions say whose args decide, and whether and how the
+	// images' registries are asked.
+	SchedulerOptions
 	// Files are manifest files or directories; "-" is standard input.
 	Files []string
-	// Config is a KubeSchedulerConfiguration file; ConfigMap names one in
-	// the cluster (NAMESPACE/NAME). With neither, the chart's ConfigMap in
-	// SchedulerNamespace (DefaultSchedulerNamespace when empty) decides,
-	// else the default args; Resolve needs one of the three.
-	Config, ConfigMap  string
-	SchedulerNamespace string
-	// TrustClusterEndpoints lets Resolve use the registries' endpoints,
-	// insecure and allowPrivate of a configuration read from the cluster;
-	// without it this machine asks each registry's own host, over
-	// verified TLS, at public addresses only.
-	TrustClusterEndpoints bool
-	// Profile is the schedulerName whose args decide.
-	Profile string
 	// Refs are live objects (KIND/NAME) of Namespace; AllPods adds every
 	// pod of it.
 	Refs    []string
 	AllPods bool
 	Output  string
-	// Resolve asks the registries, as the scheduler's imageResolution
-	// does, for up to ResolveTimeout a pod and ResolveDeadline in all:
-	// past it, the pods not yet answered are reported unresolved.
-	Resolve         bool
-	ResolveTimeout  time.Duration
-	ResolveDeadline time.Duration
 	// Connect returns the cluster's REST config and the namespace to read
 	// live objects from; nil when explain works on files alone.
 	Connect func() (*rest.Config, string, error)
@@ -110,21 +93,15 @@ func (o *ExplainOptions) explain(ctx context.Context, stdin io.Reader, stderr io
 		}
 		cluster = &explain.Cluster{Client: client, Namespace: namespace}
 	}
-	profile, source, err := o.profile(ctx, cluster, stderr)
+	explainer, resolve, err := o.explainer(ctx, cluster, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
-	explainer, err := explain.NewExplainer(ctx, profile)
+	stop, err := resolve(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	if o.Resolve {
-		stop, err := o.startResolution(ctx, explainer, profile, source, cluster, stderr)
-		if err != nil {
-			return nil, nil, err
-		}
-		defer stop()
-	}
+	defer stop()
 
 	var objects []explain.Object
 	var skipped []explain.Skipped

@@ -40,7 +40,7 @@ import (
 // with the credentials of this machine (the local Docker config) in place
 // of the scheduler's file, and the pods' pull secrets read with the user's
 // own access when the args read them. It returns what stops it.
-func (o *ExplainOptions) startResolution(ctx context.Context, e *explain.Explainer, profile schedprofile.Profile, source profileSource,
+func (o *SchedulerOptions) startResolution(ctx context.Context, e *explain.Explainer, profile schedprofile.Profile, source profileSource,
 	cluster *explain.Cluster, stderr io.Writer) (func(), error) {
 	args := profile.Args.ImageResolution
 	if !imageinspect.Enabled(&args) {

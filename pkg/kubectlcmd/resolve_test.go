@@ -52,7 +52,7 @@ func TestResolveDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &ExplainOptions{Resolve: true, ResolveTimeout: time.Hour, ResolveDeadline: 2 * time.Second}
+	o := &SchedulerOptions{Resolve: true, ResolveTimeout: time.Hour, ResolveDeadline: 2 * time.Second}
 	stop, err := o.startResolution(t.Context(), e, profile, fromFile, nil, io.Discard)
 	if err != nil {
 		t.Fatal(err)

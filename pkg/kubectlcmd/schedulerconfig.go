@@ -66,7 +66,7 @@ const (
 // Only the scheduler's namespace is searched: a ConfigMap with the chart's
 // labels is anybody's to create in a namespace of their own, and its args
 // would decide where this machine sends its registry credentials.
-func (o *ExplainOptions) profile(ctx context.Context, cluster *explain.Cluster, stderr io.Writer) (schedprofile.Profile, profileSource, error) {
+func (o *SchedulerOptions) profile(ctx context.Context, cluster *explain.Cluster, stderr io.Writer) (schedprofile.Profile, profileSource, error) {
 	switch {
 	case o.Config != "":
 		p, err := schedprofile.Load(o.Config, o.Profile)
@@ -137,7 +137,7 @@ func staticPodHint(ctx context.Context, cluster *explain.Cluster, ns string) str
 // ConfigMap an administrator publishes a static pod's configuration as.
 const StaticPodConfigMap = "windows-aware-scheduler-config"
 
-func (o *ExplainOptions) schedulerNamespace() string {
+func (o *SchedulerOptions) schedulerNamespace() string {
 	if o.SchedulerNamespace == "" {
 		return DefaultSchedulerNamespace
 	}

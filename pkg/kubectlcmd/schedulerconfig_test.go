@@ -77,7 +77,7 @@ func TestProfileFromTheSchedulersNamespaceOnly(t *testing.T) {
 		name      string
 		objects   []*v1.ConfigMap
 		pods      []*v1.Pod
-		opts      ExplainOptions
+		opts      SchedulerOptions
 		wantHost  string // the first registry of the args that decide; "" for the defaults
 		wantErr   string
 		wantNote  string
@@ -85,18 +85,18 @@ func TestProfileFromTheSchedulersNamespaceOnly(t *testing.T) {
 	}{
 		{name: "a tenant's ConfigMap alone: the default args", objects: []*v1.ConfigMap{tenant},
 			wantNote: "the default args decide: no scheduler configuration found in namespace kube-system", wantTrust: fromDefaults},
-		{name: "a tenant's ConfigMap alone, with --resolve: an error, no args", objects: []*v1.ConfigMap{tenant}, opts: ExplainOptions{Resolve: true},
+		{name: "a tenant's ConfigMap alone, with --resolve: an error, no args", objects: []*v1.ConfigMap{tenant}, opts: SchedulerOptions{Resolve: true},
 			wantErr: "namespace kube-system has no ConfigMap of the chart"},
-		{name: "the chart's in kube-system beside a tenant's: the chart's", objects: []*v1.ConfigMap{tenant, chart}, opts: ExplainOptions{Resolve: true},
+		{name: "the chart's in kube-system beside a tenant's: the chart's", objects: []*v1.ConfigMap{tenant, chart}, opts: SchedulerOptions{Resolve: true},
 			wantHost: "mcr.microsoft.com", wantNote: "ConfigMap kube-system/windows-aware-scheduler", wantTrust: fromCluster},
-		{name: "--scheduler-namespace names another", objects: []*v1.ConfigMap{tenant, chart, elsewhere}, opts: ExplainOptions{SchedulerNamespace: "scheduling"},
+		{name: "--scheduler-namespace names another", objects: []*v1.ConfigMap{tenant, chart, elsewhere}, opts: SchedulerOptions{SchedulerNamespace: "scheduling"},
 			wantHost: "ghcr.io", wantTrust: fromCluster},
 		{name: "a static pod's configuration: where it is, and how to hand it over", objects: []*v1.ConfigMap{tenant}, pods: []*v1.Pod{staticScheduler()},
 			wantNote:  "static pod kube-system/kube-scheduler-cp1 runs with --config=/etc/kubernetes/windows-aware/scheduler-config.yaml on node cp1: copy that file and give --config, or publish it as ConfigMap kube-system/windows-aware-scheduler-config",
 			wantTrust: fromDefaults},
-		{name: "a static pod's, with --resolve: named in the error", pods: []*v1.Pod{staticScheduler()}, opts: ExplainOptions{Resolve: true},
+		{name: "a static pod's, with --resolve: named in the error", pods: []*v1.Pod{staticScheduler()}, opts: SchedulerOptions{Resolve: true},
 			wantErr: "static pod kube-system/kube-scheduler-cp1 runs with --config=/etc/kubernetes/windows-aware/scheduler-config.yaml"},
-		{name: "--config-map names the tenant's: taken, as from the cluster", objects: []*v1.ConfigMap{tenant, chart}, opts: ExplainOptions{ConfigMap: "tenant-x/windows-aware-scheduler"},
+		{name: "--config-map names the tenant's: taken, as from the cluster", objects: []*v1.ConfigMap{tenant, chart}, opts: SchedulerOptions{ConfigMap: "tenant-x/windows-aware-scheduler"},
 			wantHost: "registry.corp.example", wantTrust: fromCluster},
 	}
 	for _, tt := range tests {

@@ -19,7 +19,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,10 +39,9 @@ const (
 
 // UpgradePlanOptions are what upgrade-plan is asked. The scheduler's
 // configuration and the registries are found and asked as explain finds
-// and asks them (Config, ConfigMap, SchedulerNamespace,
-// TrustClusterEndpoints, Profile, Resolve, ResolveTimeout).
+// and asks them (SchedulerOptions).
 type UpgradePlanOptions struct {
-	ExplainOptions
+	SchedulerOptions
 	// To is the target: 2025, ltsc2025 or 10.0.26100.
 	To string
 	// Pool is LABEL=VALUE, the nodes that move; "" for every Windows node
@@ -51,6 +49,10 @@ type UpgradePlanOptions struct {
 	Pool string
 	// AllNamespaces plans every namespace, not only Connect's.
 	AllNamespaces bool
+	// Output is the format: table, json, yaml or markdown.
+	Output string
+	// Connect returns the cluster's REST config and the namespace to plan.
+	Connect func() (*rest.Config, string, error)
 }
 
 func newUpgradePlanCommand(flags *genericclioptions.ConfigFlags) *cobra.Command {
@@ -98,14 +100,7 @@ unknown, 1 when the cluster cannot be read or the input is wrong.`,
 	fs.StringVar(&o.To, "to", "", "the Windows Server release the nodes move to: 2022, 2025, a token such as ltsc2025, or a build such as 10.0.26100")
 	fs.StringVar(&o.Pool, "pool", "", "LABEL=VALUE of the nodes that move (default: every Windows node of an older build)")
 	fs.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "plan the workloads of every namespace")
-	fs.StringVar(&o.Config, "config", "", "the scheduler's KubeSchedulerConfiguration file, for its WindowsAware args")
-	fs.StringVar(&o.ConfigMap, "config-map", "", "NAMESPACE/NAME of the ConfigMap that holds the scheduler's configuration")
-	fs.StringVar(&o.SchedulerNamespace, "scheduler-namespace", DefaultSchedulerNamespace, "the namespace of the Helm chart's ConfigMap, when neither --config nor --config-map is given")
-	fs.BoolVar(&o.TrustClusterEndpoints, "trust-cluster-endpoints", false, "with --resolve, use the registries' endpoints, insecure and allowPrivate of a configuration read from the cluster")
-	fs.StringVar(&o.Profile, "profile", "", "the profile (schedulerName) whose args decide (default: the one that enables WindowsAware)")
-	fs.BoolVar(&o.Resolve, "resolve", false, "ask the images' registries, as the scheduler's imageResolution does")
-	fs.DurationVar(&o.ResolveTimeout, "resolve-timeout", 30*time.Second, "how long --resolve waits for a pod's registries")
-	fs.DurationVar(&o.ResolveDeadline, "resolve-deadline", 2*time.Minute, "how long --resolve waits for the registries in all; pods not answered by then are reported unresolved")
+	o.SchedulerOptions.AddFlags(fs)
 	fs.StringVarP(&o.Output, "output", "o", OutputTable, "output format: table, json, yaml or markdown")
 	_ = cmd.MarkFlagRequired("to")
 	return cmd
@@ -168,11 +163,7 @@ func (o *UpgradePlanOptions) plan(ctx context.Context, client kubernetes.Interfa
 		namespace = metav1.NamespaceAll
 	}
 	cluster := &explain.Cluster{Client: client, Namespace: namespace}
-	profile, source, err := o.profile(ctx, cluster, stderr)
-	if err != nil {
-		return nil, nil, err
-	}
-	explainer, err := explain.NewExplainer(ctx, profile)
+	explainer, resolve, err := o.explainer(ctx, cluster, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -191,13 +182,11 @@ func (o *UpgradePlanOptions) plan(ctx context.Context, client kubernetes.Interfa
 	if err != nil {
 		return nil, nil, err
 	}
-	if o.Resolve {
-		stop, err := o.startResolution(ctx, explainer, profile, source, cluster, stderr)
-		if err != nil {
-			return nil, nil, err
-		}
-		defer stop()
+	stop, err := resolve(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
+	defer stop()
 	explainer.Nodes = nodes
 	explainer.RuntimeClass = explain.RuntimeClasses(nil, cluster)
 	plan, err := explainer.PlanUpgrade(ctx, explain.UpgradeInput{Target: target, Pool: o.Pool, Nodes: nodes, Workloads: explain.GroupWorkloads(objects)})
