@@ -39,6 +39,9 @@ func TestEveryKindOfTheTable(t *testing.T) {
 					t.Fatalf("the templates webhook does not read %s", k.Resource)
 				}
 				w := k.New()
+				if templateOf(w) == nil {
+					t.Fatalf("an empty %s holds no template to write", k.Name)
+				}
 				templateOf(w).Spec.NodeSelector = map[string]string{v1.LabelOSStable: "windows"}
 				raw, err := writtenFieldsOf(w)
 				if err != nil {
@@ -67,6 +70,9 @@ func TestEveryKindOfTheTable(t *testing.T) {
 				}
 				obj := k.New()
 				_, _, spec := workloadkind.PodTemplateOf(obj)
+				if spec == nil {
+					t.Fatalf("an empty %s holds no template to read", k.Name)
+				}
 				spec.Containers = []v1.Container{{Name: "app", Image: "example.com/app:1"}}
 				raw, err := json.Marshal(obj)
 				if err != nil {

@@ -73,7 +73,7 @@ func TestTable(t *testing.T) {
 	if p := CronJob.TemplatePointer(); p != "/spec/jobTemplate/spec/template" {
 		t.Errorf("CronJob's template at %s", p)
 	}
-	if Of(nil) != nil || Named("ReplicationController") != nil {
+	if Of(nil) != nil || Named("NoSuchKind") != nil {
 		t.Error("a kind of no row has a row")
 	}
 }
