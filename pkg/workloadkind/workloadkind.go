@@ -52,6 +52,10 @@ type Kind struct {
 	// Resource is the resource in the version the project reads; the
 	// webhooks' matchPolicy Equivalent converts any other to it.
 	Resource schema.GroupVersionResource
+	// ShortNames are the short names the API server gives the resource,
+	// which kubectl takes for it as well as the kind and the resource:
+	// explain reads a KIND/NAME by any of them.
+	ShortNames []string
 	// New is an empty object of the kind, for a decoder to fill.
 	New func() Object
 	// Template is the pod template of obj, an object of the kind: a
@@ -92,11 +96,13 @@ const (
 var (
 	Pod = &Kind{
 		Name: "Pod", Resource: v1.SchemeGroupVersion.WithResource("pods"),
-		New:      func() Object { return &v1.Pod{} },
-		Warnings: true,
+		ShortNames: []string{"po"},
+		New:        func() Object { return &v1.Pod{} },
+		Warnings:   true,
 	}
 	Deployment = &Kind{
 		Name: "Deployment", Resource: appsv1.SchemeGroupVersion.WithResource("deployments"),
+		ShortNames:   []string{"deploy"},
 		New:          func() Object { return &appsv1.Deployment{} },
 		Template:     func(o Object) *v1.PodTemplateSpec { return &o.(*appsv1.Deployment).Spec.Template },
 		TemplatePath: SpecTemplate,
@@ -104,6 +110,7 @@ var (
 	}
 	StatefulSet = &Kind{
 		Name: "StatefulSet", Resource: appsv1.SchemeGroupVersion.WithResource("statefulsets"),
+		ShortNames:   []string{"sts"},
 		New:          func() Object { return &appsv1.StatefulSet{} },
 		Template:     func(o Object) *v1.PodTemplateSpec { return &o.(*appsv1.StatefulSet).Spec.Template },
 		TemplatePath: SpecTemplate,
@@ -111,6 +118,7 @@ var (
 	}
 	DaemonSet = &Kind{
 		Name: "DaemonSet", Resource: appsv1.SchemeGroupVersion.WithResource("daemonsets"),
+		ShortNames:   []string{"ds"},
 		New:          func() Object { return &appsv1.DaemonSet{} },
 		Template:     func(o Object) *v1.PodTemplateSpec { return &o.(*appsv1.DaemonSet).Spec.Template },
 		TemplatePath: SpecTemplate,
@@ -118,6 +126,7 @@ var (
 	}
 	ReplicaSet = &Kind{
 		Name: "ReplicaSet", Resource: appsv1.SchemeGroupVersion.WithResource("replicasets"),
+		ShortNames:   []string{"rs"},
 		New:          func() Object { return &appsv1.ReplicaSet{} },
 		Template:     func(o Object) *v1.PodTemplateSpec { return &o.(*appsv1.ReplicaSet).Spec.Template },
 		TemplatePath: SpecTemplate,
@@ -134,6 +143,7 @@ var (
 	}
 	CronJob = &Kind{
 		Name: "CronJob", Resource: batchv1.SchemeGroupVersion.WithResource("cronjobs"),
+		ShortNames:   []string{"cj"},
 		New:          func() Object { return &batchv1.CronJob{} },
 		Template:     func(o Object) *v1.PodTemplateSpec { return &o.(*batchv1.CronJob).Spec.JobTemplate.Spec.Template },
 		TemplatePath: JobSpecTemplate,

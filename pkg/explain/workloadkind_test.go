@@ -17,15 +17,17 @@ limitations under the License.
 package explain
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/windows-aware/windows-aware/pkg/workloadkind"
 )
 
-// TestWorkloadObjectsHoldEveryPlannedKind: WorkloadObjects has a list of
-// each kind of workloadkind's table that upgrade-plan lists, and of no
-// other; and explain reads the template of every kind of the table.
-func TestWorkloadObjectsHoldEveryPlannedKind(t *testing.T) {
+// TestEveryKindOfTheTable: explain reads the template of every kind of
+// workloadkind's table, and an object of it from a cluster by any of its
+// names; WorkloadObjects has a list of each kind that upgrade-plan lists,
+// and of no other.
+func TestEveryKindOfTheTable(t *testing.T) {
 	lists := map[*workloadkind.Kind]int{}
 	for _, l := range (&WorkloadObjects{}).lists() {
 		lists[l.kind]++
@@ -36,6 +38,11 @@ func TestWorkloadObjectsHoldEveryPlannedKind(t *testing.T) {
 		}
 		if kind, _, _, ok := podTemplateOf(k.New()); !ok || kind != k.Name {
 			t.Errorf("explain reads no template of a %s: %q, %v", k.Name, kind, ok)
+		}
+		for _, name := range append([]string{strings.ToLower(k.Name), k.Resource.Resource}, k.ShortNames...) {
+			if getters[name] == nil {
+				t.Errorf("explain reads no %s/NAME from a cluster", name)
+			}
 		}
 	}
 }
