@@ -81,13 +81,7 @@ func RegisterWarningMetrics(registry metrics.KubeRegistry) {
 
 // warnedKinds are the names of the kinds whose pod template the warnings
 // read (workloadkind's Warnings), by resource.
-var warnedKinds = func() map[metav1.GroupVersionResource]string {
-	m := map[metav1.GroupVersionResource]string{}
-	for r, k := range kindsByResource(func(k *workloadkind.Kind) bool { return k.Warnings }) {
-		m[r] = k.Name
-	}
-	return m
-}()
+var warnedKinds = byResource(func(k *workloadkind.Kind) (string, bool) { return k.Name, k.Warnings })
 
 // AdmitWarnings answers a request to create a pod or a workload, or to
 // change a workload's pod template: allowed, with Warnings' lines when the

@@ -30,15 +30,16 @@ type workload = workloadkind.Object
 // webhook writes (workloadkind's Templates), by their resource in the
 // version its configuration asks for (matchPolicy Equivalent converts
 // any other version to it).
-var workloadResources = kindsByResource(func(k *workloadkind.Kind) bool { return k.Templates })
+var workloadResources = byResource(func(k *workloadkind.Kind) (*workloadkind.Kind, bool) { return k, k.Templates })
 
-// kindsByResource indexes the kinds of the table that a webhook reads by
-// their resource, as an AdmissionRequest names it.
-func kindsByResource(reads func(*workloadkind.Kind) bool) map[metav1.GroupVersionResource]*workloadkind.Kind {
-	m := map[metav1.GroupVersionResource]*workloadkind.Kind{}
+// byResource indexes what a webhook reads of each kind of the table by
+// the kind's resource, as an AdmissionRequest names it; read says what,
+// and whether the webhook reads the kind at all.
+func byResource[V any](read func(*workloadkind.Kind) (V, bool)) map[metav1.GroupVersionResource]V {
+	m := map[metav1.GroupVersionResource]V{}
 	for _, k := range workloadkind.All {
-		if reads(k) {
-			m[resourceOf(k)] = k
+		if v, ok := read(k); ok {
+			m[resourceOf(k)] = v
 		}
 	}
 	return m
