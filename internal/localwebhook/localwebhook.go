@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -38,6 +39,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/localproc"
 	"github.com/windows-aware/windows-aware/internal/manifest"
 	"github.com/windows-aware/windows-aware/internal/pki"
+	"github.com/windows-aware/windows-aware/pkg/workloadkind"
 )
 
 // Options say how to run the webhook beyond serving on loopback.
@@ -235,14 +237,10 @@ func Warnings(name, profile, base string, caBundle []byte, timeoutSeconds int32)
 			Name:                    hook,
 			AdmissionReviewVersions: []string{"v1"},
 			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &u, CABundle: caBundle},
-			Rules: []admissionregistrationv1.RuleWithOperations{
-				rule([]string{""}, []string{"pods"}, admissionregistrationv1.Create),
-				rule([]string{"apps"}, []string{"deployments", "statefulsets", "daemonsets", "replicasets"}, admissionregistrationv1.Create, admissionregistrationv1.Update),
-				rule([]string{"batch"}, []string{"jobs", "cronjobs"}, admissionregistrationv1.Create, admissionregistrationv1.Update),
-			},
-			MatchPolicy:       ptr.To(admissionregistrationv1.Equivalent),
-			NamespaceSelector: enforcing(op),
-			MatchConditions:   conditions,
+			Rules:                   warnedRules(),
+			MatchPolicy:             ptr.To(admissionregistrationv1.Equivalent),
+			NamespaceSelector:       enforcing(op),
+			MatchConditions:         conditions,
 			// Ignore, as the chart has it whatever its values: while the
 			// webhook is down or slow, objects are created without warnings.
 			FailurePolicy:  ptr.To(admissionregistrationv1.Ignore),
@@ -264,12 +262,33 @@ func OnlyNamespaces(sel *metav1.LabelSelector, namespaces ...string) *metav1.Lab
 	return sel
 }
 
-func rule(groups, resources []string, ops ...admissionregistrationv1.OperationType) admissionregistrationv1.RuleWithOperations {
-	return admissionregistrationv1.RuleWithOperations{
-		Operations: ops,
-		Rule: admissionregistrationv1.Rule{
-			APIGroups: groups, APIVersions: []string{"v1"}, Resources: resources,
-			Scope: ptr.To(admissionregistrationv1.NamespacedScope),
-		},
+// warnedRules are the rules of the warnings webhooks: the resource of each
+// kind of workloadkind's table the warnings read, a rule for each API
+// group and version, in the table's order, as the chart has them. A pod
+// is judged at its creation alone (an update cannot change what it runs
+// on); a workload at a change of its template too.
+func warnedRules() []admissionregistrationv1.RuleWithOperations {
+	var rules []admissionregistrationv1.RuleWithOperations
+	for _, k := range workloadkind.All {
+		if !k.Warnings {
+			continue
+		}
+		ops := []admissionregistrationv1.OperationType{admissionregistrationv1.Create}
+		if k != workloadkind.Pod {
+			ops = append(ops, admissionregistrationv1.Update)
+		}
+		if n := len(rules); n > 0 && rules[n-1].APIGroups[0] == k.Resource.Group && rules[n-1].APIVersions[0] == k.Resource.Version &&
+			slices.Equal(rules[n-1].Operations, ops) {
+			rules[n-1].Resources = append(rules[n-1].Resources, k.Resource.Resource)
+			continue
+		}
+		rules = append(rules, admissionregistrationv1.RuleWithOperations{
+			Operations: ops,
+			Rule: admissionregistrationv1.Rule{
+				APIGroups: []string{k.Resource.Group}, APIVersions: []string{k.Resource.Version}, Resources: []string{k.Resource.Resource},
+				Scope: ptr.To(admissionregistrationv1.NamespacedScope),
+			},
+		})
 	}
+	return rules
 }

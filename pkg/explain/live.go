@@ -28,6 +28,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/pager"
+
+	"github.com/windows-aware/windows-aware/pkg/workloadkind"
 )
 
 // LiveSource is the Source of objects read from the cluster.
@@ -43,48 +45,69 @@ type Cluster struct {
 // getter reads one object of a kind.
 type getter func(ctx context.Context, c kubernetes.Interface, ns, name string) (runtime.Object, error)
 
+// kindGetters read an object of each kind of workloadkind's table: a
+// typed client's call, which the table, of the API's types alone, cannot
+// hold.
+var kindGetters = map[*workloadkind.Kind]getter{
+	workloadkind.Pod: func(ctx context.Context, c kubernetes.Interface, ns, name string) (runtime.Object, error) {
+		return c.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+	},
+	workloadkind.Deployment: func(ctx context.Context, c kubernetes.Interface, ns, name string) (runtime.Object, error) {
+		return c.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+	},
+	workloadkind.StatefulSet: func(ctx context.Context, c kubernetes.Interface, ns, name string) (runtime.Object, error) {
+		return c.AppsV1().StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
+	},
+	workloadkind.DaemonSet: func(ctx context.Context, c kubernetes.Interface, ns, name string) (runtime.Object, error) {
+		return c.AppsV1().DaemonSets(ns).Get(ctx, name, metav1.GetOptions{})
+	},
+	workloadkind.ReplicaSet: func(ctx context.Context, c kubernetes.Interface, ns, name string) (runtime.Object, error) {
+		return c.AppsV1().ReplicaSets(ns).Get(ctx, name, metav1.GetOptions{})
+	},
+	workloadkind.Job: func(ctx context.Context, c kubernetes.Interface, ns, name string) (runtime.Object, error) {
+		return c.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
+	},
+	workloadkind.CronJob: func(ctx context.Context, c kubernetes.Interface, ns, name string) (runtime.Object, error) {
+		return c.BatchV1().CronJobs(ns).Get(ctx, name, metav1.GetOptions{})
+	},
+}
+
+// explainOnlyGetters read the two kinds with a pod template that explain
+// alone reads (podTemplateOf), by every name kubectl knows them by.
+var explainOnlyGetters = []struct {
+	names []string
+	get   getter
+}{
+	{[]string{"replicationcontroller", "replicationcontrollers", "rc"}, func(ctx context.Context, c kubernetes.Interface, ns, name string) (runtime.Object, error) {
+		return c.CoreV1().ReplicationControllers(ns).Get(ctx, name, metav1.GetOptions{})
+	}},
+	{[]string{"podtemplate", "podtemplates"}, func(ctx context.Context, c kubernetes.Interface, ns, name string) (runtime.Object, error) {
+		return c.CoreV1().PodTemplates(ns).Get(ctx, name, metav1.GetOptions{})
+	}},
+}
+
 // getters holds the kinds with a pod template, by every name kubectl
-// knows them by.
-var getters = func() map[string]getter {
-	kinds := []struct {
-		names []string
-		get   getter
-	}{
-		{[]string{"pod", "pods", "po"}, func(ctx context.Context, c kubernetes.Interface, ns, name string) (runtime.Object, error) {
-			return c.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
-		}},
-		{[]string{"podtemplate", "podtemplates"}, func(ctx context.Context, c kubernetes.Interface, ns, name string) (runtime.Object, error) {
-			return c.CoreV1().PodTemplates(ns).Get(ctx, name, metav1.GetOptions{})
-		}},
-		{[]string{"replicationcontroller", "replicationcontrollers", "rc"}, func(ctx context.Context, c kubernetes.Interface, ns, name string) (runtime.Object, error) {
-			return c.CoreV1().ReplicationControllers(ns).Get(ctx, name, metav1.GetOptions{})
-		}},
-		{[]string{"deployment", "deployments", "deploy"}, func(ctx context.Context, c kubernetes.Interface, ns, name string) (runtime.Object, error) {
-			return c.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
-		}},
-		{[]string{"statefulset", "statefulsets", "sts"}, func(ctx context.Context, c kubernetes.Interface, ns, name string) (runtime.Object, error) {
-			return c.AppsV1().StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
-		}},
-		{[]string{"daemonset", "daemonsets", "ds"}, func(ctx context.Context, c kubernetes.Interface, ns, name string) (runtime.Object, error) {
-			return c.AppsV1().DaemonSets(ns).Get(ctx, name, metav1.GetOptions{})
-		}},
-		{[]string{"replicaset", "replicasets", "rs"}, func(ctx context.Context, c kubernetes.Interface, ns, name string) (runtime.Object, error) {
-			return c.AppsV1().ReplicaSets(ns).Get(ctx, name, metav1.GetOptions{})
-		}},
-		{[]string{"job", "jobs"}, func(ctx context.Context, c kubernetes.Interface, ns, name string) (runtime.Object, error) {
-			return c.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
-		}},
-		{[]string{"cronjob", "cronjobs", "cj"}, func(ctx context.Context, c kubernetes.Interface, ns, name string) (runtime.Object, error) {
-			return c.BatchV1().CronJobs(ns).Get(ctx, name, metav1.GetOptions{})
-		}},
-	}
+// knows them by: a table kind by its kind, resource and short names.
+// getterKinds names each kind once, for the error of a kind with none.
+var getters, getterKinds = func() (map[string]getter, string) {
 	m := map[string]getter{}
-	for _, k := range kinds {
-		for _, n := range k.names {
-			m[n] = k.get
+	var kinds []string
+	add := func(get getter, names ...string) {
+		if get == nil {
+			return
+		}
+		kinds = append(kinds, names[0])
+		for _, n := range names {
+			m[n] = get
 		}
 	}
-	return m
+	for _, k := range workloadkind.All {
+		add(kindGetters[k], append([]string{strings.ToLower(k.Name), k.Resource.Resource}, k.ShortNames...)...)
+	}
+	for _, k := range explainOnlyGetters {
+		add(k.get, k.names...)
+	}
+	return m, strings.Join(kinds, ", ")
 }()
 
 // Objects reads the objects named by refs (KIND/NAME, or NAME for a pod)
@@ -98,7 +121,7 @@ func (c *Cluster) Objects(ctx context.Context, refs []string, allPods bool) ([]O
 		}
 		get, ok := getters[strings.ToLower(strings.SplitN(kind, ".", 2)[0])]
 		if !ok || name == "" {
-			return nil, fmt.Errorf("%q: want KIND/NAME of a kind with a pod template (pod, deployment, statefulset, daemonset, replicaset, job, cronjob, replicationcontroller, podtemplate)", ref)
+			return nil, fmt.Errorf("%q: want KIND/NAME of a kind with a pod template (%s)", ref, getterKinds)
 		}
 		obj, err := get(ctx, c.Client, c.Namespace, name)
 		if err != nil {

@@ -20,12 +20,12 @@ import (
 	"fmt"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/windows-aware/windows-aware/pkg/workloadkind"
 )
 
 // Template is one pod template to explain: a Pod itself, or the template
@@ -68,18 +68,19 @@ func Inputs(objects []Object) (templates []Template, runtimeClasses map[string]*
 		}
 		templates = append(templates, Template{
 			Source: o.Source, Kind: kind, Namespace: owner.GetNamespace(), Name: owner.GetName(),
-			Pod: pod, Admitted: o.Live && kind == "Pod",
+			Pod: pod, Admitted: o.Live && kind == workloadkind.Pod.Name,
 		})
 	}
 	return templates, runtimeClasses, skipped
 }
 
-// podTemplateOf returns the pod template of every kind that has one. A
-// ReplicationController may leave its template out.
+// podTemplateOf returns the pod template of every kind that has one: the
+// kinds of workloadkind's table, and two that explain alone reads (no
+// webhook is called for them, and upgrade-plan lists neither): a
+// PodTemplate, and a ReplicationController, which may leave its template
+// out.
 func podTemplateOf(obj runtime.Object) (kind string, meta *metav1.ObjectMeta, spec *v1.PodSpec, ok bool) {
 	switch o := obj.(type) {
-	case *v1.Pod:
-		return "Pod", &o.ObjectMeta, &o.Spec, true
 	case *v1.PodTemplate:
 		return "PodTemplate", &o.Template.ObjectMeta, &o.Template.Spec, true
 	case *v1.ReplicationController:
@@ -87,20 +88,12 @@ func podTemplateOf(obj runtime.Object) (kind string, meta *metav1.ObjectMeta, sp
 			return "", nil, nil, false
 		}
 		return "ReplicationController", &o.Spec.Template.ObjectMeta, &o.Spec.Template.Spec, true
-	case *appsv1.Deployment:
-		return "Deployment", &o.Spec.Template.ObjectMeta, &o.Spec.Template.Spec, true
-	case *appsv1.StatefulSet:
-		return "StatefulSet", &o.Spec.Template.ObjectMeta, &o.Spec.Template.Spec, true
-	case *appsv1.DaemonSet:
-		return "DaemonSet", &o.Spec.Template.ObjectMeta, &o.Spec.Template.Spec, true
-	case *appsv1.ReplicaSet:
-		return "ReplicaSet", &o.Spec.Template.ObjectMeta, &o.Spec.Template.Spec, true
-	case *batchv1.Job:
-		return "Job", &o.Spec.Template.ObjectMeta, &o.Spec.Template.Spec, true
-	case *batchv1.CronJob:
-		return "CronJob", &o.Spec.JobTemplate.Spec.Template.ObjectMeta, &o.Spec.JobTemplate.Spec.Template.Spec, true
 	}
-	return "", nil, nil, false
+	k, meta, spec := workloadkind.PodTemplateOf(obj)
+	if meta == nil {
+		return "", nil, nil, false
+	}
+	return k.Name, meta, spec, true
 }
 
 func objectMeta(obj runtime.Object) metav1.Object {

@@ -21,6 +21,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/windows-aware/windows-aware/pkg/workloadkind"
 )
 
 // WorkloadObjects are the objects of the namespaces an upgrade plan
@@ -55,10 +57,40 @@ type Workload struct {
 
 type workloadKey struct{ kind, namespace, name string }
 
+// kindList is the objects of one kind of WorkloadObjects.
+type kindList struct {
+	kind    *workloadkind.Kind
+	objects []runtime.Object
+}
+
+// lists are o's lists of workloads, one for each kind of workloadkind's
+// table that upgrade-plan lists, in the order GroupWorkloads gives their
+// workloads: by API group, an owner's kind before the kind it owns.
+func (o *WorkloadObjects) lists() []kindList {
+	return []kindList{
+		{workloadkind.Deployment, asObjects(o.Deployments)},
+		{workloadkind.StatefulSet, asObjects(o.StatefulSets)},
+		{workloadkind.DaemonSet, asObjects(o.DaemonSets)},
+		{workloadkind.ReplicaSet, asObjects(o.ReplicaSets)},
+		{workloadkind.CronJob, asObjects(o.CronJobs)},
+		{workloadkind.Job, asObjects(o.Jobs)},
+	}
+}
+
+// asObjects is list as runtime.Objects.
+func asObjects[T runtime.Object](list []T) []runtime.Object {
+	out := make([]runtime.Object, len(list))
+	for i, obj := range list {
+		out[i] = obj
+	}
+	return out
+}
+
 // GroupWorkloads sorts pods into the workloads a user manages: a pod of a
 // ReplicaSet of a Deployment belongs to the Deployment, a pod of a Job of
-// a CronJob to the CronJob; a ReplicaSet or Job with no owner is its own
-// workload; a pod with no controller is a bare pod. Workloads with no pod
+// a CronJob to the CronJob (the kinds' Owners in workloadkind); a
+// ReplicaSet or Job with no owner is its own workload; a pod with no
+// controller is a bare pod. Workloads with no pod
 // are kept: their next pods are what a rollout places. Workloads come in
 // the order of their kinds, then as listed; pods whose owner the lists do
 // not hold follow.
@@ -74,34 +106,19 @@ func GroupWorkloads(o *WorkloadObjects) []*Workload {
 		index[workloadKey{kind, w.Namespace, w.Name}] = w
 		out = append(out, w)
 	}
-	// ReplicaSets of Deployments and Jobs of CronJobs lead to their
-	// owner; the others are workloads of their own.
+	// A workload its kind's Owner controls (a Deployment's ReplicaSet, a
+	// CronJob's Job) leads to its owner; the others are workloads of
+	// their own.
 	parent := map[workloadKey]workloadKey{}
-	for _, d := range o.Deployments {
-		add(d)
-	}
-	for _, s := range o.StatefulSets {
-		add(s)
-	}
-	for _, d := range o.DaemonSets {
-		add(d)
-	}
-	for _, rs := range o.ReplicaSets {
-		if ref := metav1.GetControllerOf(rs); ref != nil && ref.Kind == "Deployment" {
-			parent[workloadKey{"ReplicaSet", rs.Namespace, rs.Name}] = workloadKey{"Deployment", rs.Namespace, ref.Name}
-			continue
+	for _, l := range o.lists() {
+		for _, obj := range l.objects {
+			m := objectMeta(obj)
+			if ref := metav1.GetControllerOf(m); ref != nil && l.kind.Owner != "" && ref.Kind == l.kind.Owner {
+				parent[workloadKey{l.kind.Name, m.GetNamespace(), m.GetName()}] = workloadKey{l.kind.Owner, m.GetNamespace(), ref.Name}
+				continue
+			}
+			add(obj)
 		}
-		add(rs)
-	}
-	for _, cj := range o.CronJobs {
-		add(cj)
-	}
-	for _, j := range o.Jobs {
-		if ref := metav1.GetControllerOf(j); ref != nil && ref.Kind == "CronJob" {
-			parent[workloadKey{"Job", j.Namespace, j.Name}] = workloadKey{"CronJob", j.Namespace, ref.Name}
-			continue
-		}
-		add(j)
 	}
 
 	for _, pod := range o.Pods {

@@ -29,41 +29,43 @@ import (
 	"k8s.io/client-go/tools/pager"
 
 	"github.com/windows-aware/windows-aware/pkg/explain"
+	"github.com/windows-aware/windows-aware/pkg/workloadkind"
 )
 
-// workloadLists are the kinds upgrade-plan lists besides pods, with the
-// resource that RBAC names for each: a kind the user may not list is
-// planned as unknown, with the reason, from the pods it owns.
+// workloadLists are the kinds upgrade-plan lists besides pods
+// (workloadkind's UpgradePlan), each with the call that lists it: a kind
+// the user may not list is planned as unknown, with the reason, from the
+// pods it owns.
 var workloadLists = []struct {
-	kind, resource string
-	list           func(ctx context.Context, c kubernetes.Interface, ns string, o *explain.WorkloadObjects) error
+	kind *workloadkind.Kind
+	list func(ctx context.Context, c kubernetes.Interface, ns string, o *explain.WorkloadObjects) error
 }{
-	{"Deployment", "deployments.apps", func(ctx context.Context, c kubernetes.Interface, ns string, o *explain.WorkloadObjects) error {
+	{workloadkind.Deployment, func(ctx context.Context, c kubernetes.Interface, ns string, o *explain.WorkloadObjects) error {
 		return each(ctx, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			return c.AppsV1().Deployments(ns).List(ctx, opts)
 		}, func(obj runtime.Object) { o.Deployments = append(o.Deployments, obj.(*appsv1.Deployment)) })
 	}},
-	{"ReplicaSet", "replicasets.apps", func(ctx context.Context, c kubernetes.Interface, ns string, o *explain.WorkloadObjects) error {
+	{workloadkind.ReplicaSet, func(ctx context.Context, c kubernetes.Interface, ns string, o *explain.WorkloadObjects) error {
 		return each(ctx, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			return c.AppsV1().ReplicaSets(ns).List(ctx, opts)
 		}, func(obj runtime.Object) { o.ReplicaSets = append(o.ReplicaSets, obj.(*appsv1.ReplicaSet)) })
 	}},
-	{"StatefulSet", "statefulsets.apps", func(ctx context.Context, c kubernetes.Interface, ns string, o *explain.WorkloadObjects) error {
+	{workloadkind.StatefulSet, func(ctx context.Context, c kubernetes.Interface, ns string, o *explain.WorkloadObjects) error {
 		return each(ctx, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			return c.AppsV1().StatefulSets(ns).List(ctx, opts)
 		}, func(obj runtime.Object) { o.StatefulSets = append(o.StatefulSets, obj.(*appsv1.StatefulSet)) })
 	}},
-	{"DaemonSet", "daemonsets.apps", func(ctx context.Context, c kubernetes.Interface, ns string, o *explain.WorkloadObjects) error {
+	{workloadkind.DaemonSet, func(ctx context.Context, c kubernetes.Interface, ns string, o *explain.WorkloadObjects) error {
 		return each(ctx, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			return c.AppsV1().DaemonSets(ns).List(ctx, opts)
 		}, func(obj runtime.Object) { o.DaemonSets = append(o.DaemonSets, obj.(*appsv1.DaemonSet)) })
 	}},
-	{"Job", "jobs.batch", func(ctx context.Context, c kubernetes.Interface, ns string, o *explain.WorkloadObjects) error {
+	{workloadkind.Job, func(ctx context.Context, c kubernetes.Interface, ns string, o *explain.WorkloadObjects) error {
 		return each(ctx, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			return c.BatchV1().Jobs(ns).List(ctx, opts)
 		}, func(obj runtime.Object) { o.Jobs = append(o.Jobs, obj.(*batchv1.Job)) })
 	}},
-	{"CronJob", "cronjobs.batch", func(ctx context.Context, c kubernetes.Interface, ns string, o *explain.WorkloadObjects) error {
+	{workloadkind.CronJob, func(ctx context.Context, c kubernetes.Interface, ns string, o *explain.WorkloadObjects) error {
 		return each(ctx, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			return c.BatchV1().CronJobs(ns).List(ctx, opts)
 		}, func(obj runtime.Object) { o.CronJobs = append(o.CronJobs, obj.(*batchv1.CronJob)) })
@@ -97,12 +99,14 @@ func readWorkloads(ctx context.Context, c kubernetes.Interface, ns string) (*exp
 	}
 	for _, l := range workloadLists {
 		err := l.list(ctx, c, ns, o)
+		// The resource as RBAC names it: deployments.apps.
+		resource := l.kind.Resource.GroupResource().String()
 		switch {
 		case err == nil:
 		case apierrors.IsForbidden(err):
-			o.Unreadable[l.kind] = fmt.Sprintf("its %s cannot be read: you may not list %s in %s (RBAC)", l.kind, l.resource, where)
+			o.Unreadable[l.kind.Name] = fmt.Sprintf("its %s cannot be read: you may not list %s in %s (RBAC)", l.kind.Name, resource, where)
 		default:
-			return nil, fmt.Errorf("listing the %s of %s: %w", l.resource, where, err)
+			return nil, fmt.Errorf("listing the %s of %s: %w", resource, where, err)
 		}
 	}
 	return o, nil

@@ -24,11 +24,12 @@ import (
 
 	"gomodules.xyz/jsonpatch/v2"
 	admissionv1 "k8s.io/api/admission/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
+
+	"github.com/windows-aware/windows-aware/pkg/workloadkind"
 )
 
 // AdmitTemplate answers an admission request for a workload
@@ -53,16 +54,16 @@ func (p *Publisher) AdmitTemplate(logger klog.Logger, req *admissionv1.Admission
 			resp, outcome = unchanged("its pod template could not be read")
 		}
 	}()
-	newWorkload, known := workloadResources[req.Resource]
+	kind, known := workloadResources[req.Resource]
 	if !known || req.SubResource != "" || (req.Operation != admissionv1.Create && req.Operation != admissionv1.Update) {
 		return resp, OutcomeSkipped
 	}
-	w := newWorkload()
+	w := kind.New()
 	if err := json.Unmarshal(req.Object.Raw, w); err != nil {
 		logger.Error(err, "Cannot read the workload; admitting it unchanged", "resource", req.Resource.Resource, "namespace", req.Namespace, "name", req.Name)
 		return unchanged("its pod template could not be read: %v", err)
 	}
-	written := newWorkload()
+	written := kind.New()
 	if req.Operation == admissionv1.Update {
 		if err := json.Unmarshal(req.OldObject.Raw, written); err != nil {
 			logger.Error(err, "Cannot read the old workload; admitting it unchanged", "resource", req.Resource.Resource, "namespace", req.Namespace, "name", req.Name)
@@ -113,8 +114,10 @@ type writtenFields struct {
 	Spec writtenSpec `json:"spec"`
 }
 
-// writtenSpec holds the pod template where each kind keeps it:
-// .spec.template, or a CronJob's .spec.jobTemplate.spec.template.
+// writtenSpec holds the pod template at each of the kinds' TemplatePaths:
+// .spec.template, or a CronJob's .spec.jobTemplate.spec.template. Read
+// from a request's object, it holds every path, so that an object that
+// holds the fields at a path not its kind's is never patched.
 type writtenSpec struct {
 	Template    *writtenTemplate `json:"template,omitempty"`
 	JobTemplate *struct {
@@ -131,7 +134,8 @@ type writtenTemplate struct {
 	} `json:"spec,omitempty"`
 }
 
-// writtenFieldsOf is w's writtenFields, as JSON.
+// writtenFieldsOf is w's writtenFields, as JSON, the template at its
+// kind's TemplatePath.
 func writtenFieldsOf(w workload) ([]byte, error) {
 	var f writtenFields
 	f.Metadata.Annotations = w.GetAnnotations()
@@ -140,15 +144,18 @@ func writtenFieldsOf(w workload) ([]byte, error) {
 		NodeSelector map[string]string `json:"nodeSelector,omitempty"`
 		Affinity     *v1.Affinity      `json:"affinity,omitempty"`
 	}{NodeSelector: tmpl.Spec.NodeSelector, Affinity: tmpl.Spec.Affinity}}
-	if _, cron := w.(*batchv1.CronJob); cron {
+	switch path := workloadOf(w).TemplatePath; path {
+	case workloadkind.SpecTemplate:
+		f.Spec.Template = t
+	case workloadkind.JobSpecTemplate:
 		f.Spec.JobTemplate = &struct {
 			Spec struct {
 				Template *writtenTemplate `json:"template,omitempty"`
 			} `json:"spec"`
 		}{}
 		f.Spec.JobTemplate.Spec.Template = t
-	} else {
-		f.Spec.Template = t
+	default:
+		return nil, fmt.Errorf("no pod template is written at %s", path)
 	}
 	return json.Marshal(&f)
 }
@@ -166,10 +173,7 @@ func templatePatch(raw []byte, w workload, before, after []byte) ([]byte, error)
 	if err != nil {
 		return nil, err
 	}
-	template := "/spec/template/spec/"
-	if _, cron := w.(*batchv1.CronJob); cron {
-		template = "/spec/jobTemplate/spec/template/spec/"
-	}
+	template := workloadOf(w).TemplatePointer() + "/spec/"
 	for _, op := range ops {
 		if !strings.HasPrefix(op.Path, "/metadata/annotations") && !strings.HasPrefix(op.Path, template+"nodeSelector") &&
 			!strings.HasPrefix(op.Path, template+"affinity") {

@@ -24,6 +24,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/windows-aware/windows-aware/pkg/workloadkind"
 )
 
 // The warnings read a few fields of a review: decoding the whole
@@ -76,7 +78,8 @@ type warnMeta struct {
 }
 
 // warnObjectSpec is a pod's spec, or a workload's, which holds the
-// template: a CronJob's under its job template.
+// template at one of the kinds' TemplatePaths: most under template, a
+// CronJob's under its job template.
 type warnObjectSpec struct {
 	warnPodSpec
 	Template    *warnTemplate `json:"template"`
@@ -145,20 +148,14 @@ type warnAffinity struct {
 	} `json:"nodeAffinity"`
 }
 
-// template is the object's pod template, or the pod itself as one: its
-// metadata and spec; nil where a workload has none.
+// template is the pod template of the object, of the kind of that name,
+// or the pod itself as one: its metadata and spec; nil where a workload
+// has none.
 func (o *warnObject) template(kind string) (*warnMeta, *warnPodSpec) {
-	var t *warnTemplate
-	switch kind {
-	case "Pod":
+	if kind == workloadkind.Pod.Name {
 		return &o.Metadata, &o.Spec.warnPodSpec
-	case "CronJob":
-		if o.Spec.JobTemplate != nil {
-			t = o.Spec.JobTemplate.Spec.Template
-		}
-	default:
-		t = o.Spec.Template
 	}
+	t := o.templateAt(kind)
 	if t == nil {
 		return nil, nil
 	}
@@ -168,18 +165,30 @@ func (o *warnObject) template(kind string) (*warnMeta, *warnPodSpec) {
 // templateSpecRaw is the text of a workload's template's spec, nil where
 // it has none.
 func (o *warnObject) templateSpecRaw(kind string) []byte {
-	var t *warnTemplate
-	if kind == "CronJob" {
-		if o.Spec.JobTemplate != nil {
-			t = o.Spec.JobTemplate.Spec.Template
-		}
-	} else {
-		t = o.Spec.Template
-	}
+	t := o.templateAt(kind)
 	if t == nil {
 		return nil
 	}
 	return t.Spec.raw
+}
+
+// templateAt is the template of a workload of the kind of that name, read
+// at the kind's TemplatePath; nil where it has none, or where the path is
+// none of warnObjectSpec's.
+func (o *warnObject) templateAt(kind string) *warnTemplate {
+	k := workloadkind.Named(kind)
+	if k == nil {
+		return nil
+	}
+	switch k.TemplatePath {
+	case workloadkind.SpecTemplate:
+		return o.Spec.Template
+	case workloadkind.JobSpecTemplate:
+		if o.Spec.JobTemplate != nil {
+			return o.Spec.JobTemplate.Spec.Template
+		}
+	}
+	return nil
 }
 
 // pod is the pod the warnings judge: the fields they read, as a full

@@ -33,6 +33,8 @@ import (
 	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
+
+	"github.com/windows-aware/windows-aware/pkg/workloadkind"
 )
 
 // WarningOutcome is what the warnings webhook did with a request.
@@ -77,17 +79,9 @@ func RegisterWarningMetrics(registry metrics.KubeRegistry) {
 	})
 }
 
-// warnedKinds are the kinds whose pod template the warnings read, by
-// resource.
-var warnedKinds = map[metav1.GroupVersionResource]string{
-	{Group: "apps", Version: "v1", Resource: "deployments"}:  "Deployment",
-	{Group: "apps", Version: "v1", Resource: "statefulsets"}: "StatefulSet",
-	{Group: "apps", Version: "v1", Resource: "daemonsets"}:   "DaemonSet",
-	{Group: "apps", Version: "v1", Resource: "replicasets"}:  "ReplicaSet",
-	{Group: "batch", Version: "v1", Resource: "jobs"}:        "Job",
-	{Group: "batch", Version: "v1", Resource: "cronjobs"}:    "CronJob",
-	{Version: "v1", Resource: "pods"}:                        "Pod",
-}
+// warnedKinds are the names of the kinds whose pod template the warnings
+// read (workloadkind's Warnings), by resource.
+var warnedKinds = byResource(func(k *workloadkind.Kind) (string, bool) { return k.Name, k.Warnings })
 
 // AdmitWarnings answers a request to create a pod or a workload, or to
 // change a workload's pod template: allowed, with Warnings' lines when the
@@ -142,7 +136,7 @@ func (w *Warner) admitWarnings(logger klog.Logger, req *warnRequest, decodeErr e
 		// A workload without a template: as the zero template.
 		meta, spec = &warnMeta{}, &warnPodSpec{}
 	}
-	if kind == "Pod" {
+	if kind == workloadkind.Pod.Name {
 		// A pod its controller made was warned about as a template; a
 		// bound or mirror pod skips the scheduler; an update cannot
 		// change what a pod runs on.

@@ -17,65 +17,60 @@ limitations under the License.
 package publish
 
 import (
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/windows-aware/windows-aware/pkg/workloadkind"
 )
 
 // workload is an object that creates pods from a template of its own.
-type workload interface {
-	metav1.Object
-	runtime.Object
+type workload = workloadkind.Object
+
+// workloadResources are the kinds whose pod templates the templates
+// webhook writes (workloadkind's Templates), by their resource in the
+// version its configuration asks for (matchPolicy Equivalent converts
+// any other version to it).
+var workloadResources = byResource(func(k *workloadkind.Kind) (*workloadkind.Kind, bool) { return k, k.Templates })
+
+// byResource indexes what a webhook reads of each kind of the table by
+// the kind's resource, as an AdmissionRequest names it; read says what,
+// and whether the webhook reads the kind at all.
+func byResource[V any](read func(*workloadkind.Kind) (V, bool)) map[metav1.GroupVersionResource]V {
+	m := map[metav1.GroupVersionResource]V{}
+	for _, k := range workloadkind.All {
+		if v, ok := read(k); ok {
+			m[resourceOf(k)] = v
+		}
+	}
+	return m
 }
 
-// workloadResources are the resources whose pod templates the templates
-// webhook writes, in the versions its configuration asks for
-// (matchPolicy Equivalent converts any other version to these).
-var workloadResources = map[metav1.GroupVersionResource]func() workload{
-	{Group: "apps", Version: "v1", Resource: "daemonsets"}:   func() workload { return &appsv1.DaemonSet{} },
-	{Group: "apps", Version: "v1", Resource: "deployments"}:  func() workload { return &appsv1.Deployment{} },
-	{Group: "apps", Version: "v1", Resource: "statefulsets"}: func() workload { return &appsv1.StatefulSet{} },
-	{Group: "apps", Version: "v1", Resource: "replicasets"}:  func() workload { return &appsv1.ReplicaSet{} },
-	{Group: "batch", Version: "v1", Resource: "jobs"}:        func() workload { return &batchv1.Job{} },
-	{Group: "batch", Version: "v1", Resource: "cronjobs"}:    func() workload { return &batchv1.CronJob{} },
+// resourceOf is k's resource as an AdmissionRequest names it.
+func resourceOf(k *workloadkind.Kind) metav1.GroupVersionResource {
+	return metav1.GroupVersionResource{Group: k.Resource.Group, Version: k.Resource.Version, Resource: k.Resource.Resource}
 }
 
 // templateOf is the pod template of a workload of workloadResources.
 func templateOf(w workload) *v1.PodTemplateSpec {
-	switch o := w.(type) {
-	case *appsv1.DaemonSet:
-		return &o.Spec.Template
-	case *appsv1.Deployment:
-		return &o.Spec.Template
-	case *appsv1.StatefulSet:
-		return &o.Spec.Template
-	case *appsv1.ReplicaSet:
-		return &o.Spec.Template
-	case *batchv1.Job:
-		return &o.Spec.Template
-	case *batchv1.CronJob:
-		return &o.Spec.JobTemplate.Spec.Template
+	if k := workloadOf(w); k != nil {
+		return k.Template(w)
 	}
 	return nil
 }
 
 // kindOf names a workload's kind in warnings and logs.
 func kindOf(w workload) string {
-	switch w.(type) {
-	case *appsv1.DaemonSet:
-		return "DaemonSet"
-	case *appsv1.Deployment:
-		return "Deployment"
-	case *appsv1.StatefulSet:
-		return "StatefulSet"
-	case *appsv1.ReplicaSet:
-		return "ReplicaSet"
-	case *batchv1.Job:
-		return "Job"
-	case *batchv1.CronJob:
-		return "CronJob"
+	if k := workloadOf(w); k != nil {
+		return k.Name
 	}
 	return "workload"
+}
+
+// workloadOf is the kind of w, nil for a pod or an object of no kind of
+// the table.
+func workloadOf(w workload) *workloadkind.Kind {
+	if k := workloadkind.Of(w); k != nil && k.Template != nil {
+		return k
+	}
+	return nil
 }
