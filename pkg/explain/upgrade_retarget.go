@@ -25,18 +25,19 @@ import (
 	v1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/windows-aware/windows-aware/pkg/workloadkind"
 )
 
-// templatePath is where a kind keeps its pod template; nil for a bare pod,
-// whose spec cannot change once created.
+// templatePath is where a kind keeps its pod template (package
+// workloadkind), field by field; nil for a bare pod, whose spec cannot
+// change once created, or a kind of no row.
 func templatePath(kind string) []string {
-	switch kind {
-	case "Pod":
+	k := workloadkind.Named(kind)
+	if k == nil || k.TemplatePath == "" {
 		return nil
-	case "CronJob":
-		return []string{"spec", "jobTemplate", "spec", "template"}
 	}
-	return []string{"spec", "template"}
+	return strings.Split(k.TemplatePath, ".")
 }
 
 // nest wraps a pod spec's fields in the kind's template path, for a merge
