@@ -36,6 +36,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/internal/registryserver"
 	"github.com/windows-aware/windows-aware/pkg/explain"
+	"github.com/windows-aware/windows-aware/pkg/inventory"
 )
 
 // pool is a set of identical simulated nodes.
@@ -45,6 +46,7 @@ type pool struct {
 	os     string
 	build  string // Windows only
 	kernel string // status.nodeInfo.kernelVersion
+	sku    string // AKS's OS SKU, Windows only
 }
 
 type config struct {
@@ -62,9 +64,9 @@ func scaledConfig(n int) config {
 	win := max(n*4/100, 1)
 	return config{pools: []pool{
 		{prefix: "linux", count: n - 3*win, os: "linux", kernel: "6.12.48+deb13-amd64"},
-		{prefix: "win2019", count: win, os: "windows", build: oracle.Build2019, kernel: "10.0.17763.7678"},
-		{prefix: "win2022", count: win, os: "windows", build: oracle.Build2022, kernel: "10.0.20348.4052"},
-		{prefix: "win2025", count: win, os: "windows", build: oracle.Build2025, kernel: "10.0.26100.4946"},
+		{prefix: "win2019", count: win, os: "windows", build: oracle.Build2019, kernel: "10.0.17763.7678", sku: "Windows2019"},
+		{prefix: "win2022", count: win, os: "windows", build: oracle.Build2022, kernel: "10.0.20348.4052", sku: "Windows2022"},
+		{prefix: "win2025", count: win, os: "windows", build: oracle.Build2025, kernel: "10.0.26100.4946", sku: "Windows2025"},
 	}}
 }
 
@@ -179,8 +181,15 @@ func (d *demo) node(p pool, i int) *v1.Node {
 		o.Taints = []v1.Taint{fixture.WindowsTaint}
 	}
 	// The pool label, as AKS sets it, lets kubectl windows-aware name the
-	// pool that does or does not run a pod.
+	// pool that does or does not run a pod. The Windows pools carry the
+	// labels AKS and Karpenter set too, AKS's OS SKU and Karpenter's
+	// NodePool (named as the pool), so that one cluster shows both
+	// platforms' moves to Windows Server 2025 (docs/upgrade-windows.md).
 	o.Labels = map[string]string{"agentpool": p.prefix}
+	if p.os == oracle.Windows {
+		o.Labels[inventory.LabelAKSOSSKU] = p.sku
+		o.Labels[inventory.LabelKarpenterNodePool] = p.prefix
+	}
 	n := fixture.Node(fmt.Sprintf("%s-%04d", p.prefix, i), o)
 	// kwok makes them Ready (its node-initialize stage plays on nodes
 	// without a Ready condition).

@@ -68,6 +68,8 @@ func (d *demo) sets() []workloadSet {
 		{ns: "stock-no-selectors", about: "the same workloads without selectors, default-scheduler", files: examples, stock: true},
 		{ns: "stock-os-selector", about: "the Windows ones with the guide's OS selector and toleration, no build selector, default-scheduler", files: examples, stock: true, osOnly: true},
 		{ns: "linux", about: "ordinary Linux workloads, default-scheduler", files: []string{wl("linux.yaml")}},
+		{ns: "pinned", about: "ltsc2022 workloads pinned to 2022 by the guide's build selector and RuntimeClass, AKS's OS SKU and an agent's selector, default-scheduler",
+			files: []string{wl("pinned.yaml")}, stock: true, daemonSets: true},
 		{ns: thirdPartyNS, about: "a third party's charts as they come (DaemonSets counted, below), default-scheduler",
 			files: []string{wl("third-party.yaml")}, stock: true, daemonSets: true},
 	}
