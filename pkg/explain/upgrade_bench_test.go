@@ -28,11 +28,17 @@ import (
 // upgradeBenchCluster is the synthetic cluster of 5,000 nodes (70% Linux,
 // 10% each Windows Server 2019, 2022 and 2025) with 10,000 pods of the
 // benchmarks' mix, bound to nodes the oracle lets run them, as 1,000
-// Deployments of ten pods each.
+// workloads of ten pods each; every fifth Windows one is pinned to its
+// nodes' build by the guide's nodeSelector, and one in ten is a
+// DaemonSet, so that pins and agents' coverage are read too.
 func upgradeBenchCluster(b *testing.B) ([]*v1.Node, []*Workload) {
 	b.Helper()
 	const nodeCount, workloadCount, podsPer = 5000, 1000, 10
 	nodes := synthetic.Nodes(nodeCount)
+	nodeByName := make(map[string]*v1.Node, len(nodes))
+	for _, n := range nodes {
+		nodeByName[n.Name] = n
+	}
 	allowed := map[string][]string{}
 	for _, k := range synthetic.Kinds {
 		for _, n := range nodes {
@@ -46,13 +52,25 @@ func upgradeBenchCluster(b *testing.B) ([]*v1.Node, []*Workload) {
 	for w := range workloadCount {
 		k := synthetic.KindOf(w)
 		name := fmt.Sprintf("%s-%04d", k.Name, w)
-		wl := &Workload{Kind: "Deployment", Namespace: fmt.Sprintf("team-%02d", w%20), Name: name, Template: k.Pod("", synthetic.WindowsAware)}
+		kind := "Deployment"
+		if w%10 == 9 {
+			kind = "DaemonSet"
+		}
+		candidates := allowed[k.Name]
+		first := nodeByName[candidates[next[k.Name]%len(candidates)]]
+		pin := func(p *v1.Pod) {
+			if b := first.Labels[v1.LabelWindowsBuild]; b != "" && w%5 == 0 {
+				p.Spec.NodeSelector = map[string]string{v1.LabelWindowsBuild: b}
+			}
+		}
+		wl := &Workload{Kind: kind, Namespace: fmt.Sprintf("team-%02d", w%20), Name: name, Template: k.Pod("", synthetic.WindowsAware)}
 		wl.Template.Namespace = wl.Namespace
+		pin(wl.Template)
 		for p := range podsPer {
 			pod := k.Pod(fmt.Sprintf("%s-%d", name, p), synthetic.WindowsAware)
 			pod.Namespace = wl.Namespace
-			candidates := allowed[k.Name]
 			pod.Spec.NodeName = candidates[next[k.Name]%len(candidates)]
+			pin(pod)
 			next[k.Name]++
 			wl.Pods = append(wl.Pods, pod)
 		}
@@ -79,8 +97,8 @@ func BenchmarkUpgradePlan(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if bc.pool == "" && plan.Summary.Rebuild == 0 {
-					b.Fatal("no workload needs a rebuild: the ltsc2019 Deployments must")
+				if bc.pool == "" && (plan.Summary.Rebuild == 0 || plan.Summary.Retarget == 0 || len(plan.Agents) == 0) {
+					b.Fatalf("summary %+v, %d agent(s): the ltsc2019 workloads need a rebuild, the pinned ltsc2022 ones a retarget, and the DaemonSets are agents", plan.Summary, len(plan.Agents))
 				}
 				if bc.pool != "" && len(plan.WhatIf.NewWorkloads) == 0 {
 					b.Fatal("no workload lands on the pool: the ltsc2025 Deployments must")

@@ -119,6 +119,15 @@ func TestPlanUpgradePins(t *testing.T) {
 			name: "the guide's build selector, every 2022 node to 2025: retarget",
 			to:   "2025", workload: pinned("Deployment", "nano", selector(v1.LabelWindowsBuild, "10.0.20348"), []string{imgNano2022}, "w22-1"),
 			want:      row{"Deployment nano", "retarget", "nodeSelector node.kubernetes.io/windows-build=10.0.20348 selects no node once the nodes move"},
+			wantFixes: []string{`kubectl -n web patch deployment nano --type merge -p '{"spec":{"template":{"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"node.kubernetes.io/windows-build","operator":"In","values":["10.0.20348","10.0.26100"]}]}]}}},"nodeSelector":{"node.kubernetes.io/windows-build":null}}}}}'`},
+		},
+		{
+			name: "a build selector beside a required affinity: the selector set to the new build, the affinity kept",
+			to:   "2025", workload: pinned("Deployment", "nano", func(p *v1.Pod) {
+				requiredAffinity(v1.LabelArchStable, v1.NodeSelectorOpIn, "amd64")(p)
+				selector(v1.LabelWindowsBuild, "10.0.20348")(p)
+			}, []string{imgNano2022}, "w22-1"),
+			want:      row{"Deployment nano", "retarget", "nodeSelector node.kubernetes.io/windows-build=10.0.20348 selects no node once the nodes move"},
 			wantFixes: []string{`kubectl -n web patch deployment nano --type merge -p '{"spec":{"template":{"spec":{"nodeSelector":{"node.kubernetes.io/windows-build":"10.0.26100"}}}}}'`},
 		},
 		{
@@ -143,7 +152,7 @@ func TestPlanUpgradePins(t *testing.T) {
 			name: "AKS's OS SKU selector, in place on one pool: stranded, and retarget once every 2022 node moves",
 			to:   "2025", workload: pinned("StatefulSet", "db", selector(inventory.LabelAKSOSSKU, "Windows2022"), []string{imgNano2022}, "w22-1", "w22b-1"),
 			want:      row{"StatefulSet db", "retarget", "nodeSelector kubernetes.azure.com/os-sku=Windows2022 selects no node once the nodes move"},
-			wantFixes: []string{`patch statefulset db --type merge -p '{"spec":{"template":{"spec":{"nodeSelector":{"kubernetes.azure.com/os-sku":"Windows2025"}}}}}'`},
+			wantFixes: []string{`patch statefulset db --type merge -p '{"spec":{"template":{"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"kubernetes.azure.com/os-sku","operator":"In","values":["Windows2022","Windows2025"]}]}]}}},"nodeSelector":{"kubernetes.azure.com/os-sku":null}}}}}'`},
 		},
 		{
 			name: "an affinity on the build: the target added beside the old build",
@@ -185,7 +194,7 @@ func TestPlanUpgradePins(t *testing.T) {
 			name: "an ltsc2019 image pinned to 2019 needs a rebuild, and the fix of its pin",
 			to:   "2022", workload: pinned("Deployment", "iis19", selector(v1.LabelWindowsBuild, "10.0.17763"), []string{img2019}, "w19-1"),
 			want:      row{"Deployment iis19", "rebuild", img2019},
-			wantFixes: []string{`"nodeSelector":{"node.kubernetes.io/windows-build":"10.0.20348"}`},
+			wantFixes: []string{`"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"node.kubernetes.io/windows-build","operator":"In","values":["10.0.17763","10.0.20348"]}]}]}}},"nodeSelector":{"node.kubernetes.io/windows-build":null}`},
 		},
 	}
 	for _, tt := range tests {
@@ -315,7 +324,7 @@ func TestPlanUpgradeAgents(t *testing.T) {
 	}
 	want := []row{
 		{"pinned-agent", 2, 2, 0, "the DaemonSet controller places no pod on 2 moved node(s): its nodeSelector, affinity or tolerations exclude them; nodeSelector node.kubernetes.io/windows-build=10.0.20348 selects none of them once moved",
-			[]string{`kubectl -n web patch daemonset pinned-agent --type merge -p '{"spec":{"template":{"spec":{"nodeSelector":{"node.kubernetes.io/windows-build":"10.0.26100"}}}}}'`}},
+			[]string{`kubectl -n web patch daemonset pinned-agent --type merge -p '{"spec":{"template":{"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"node.kubernetes.io/windows-build","operator":"In","values":["10.0.20348","10.0.26100"]}]}]}}},"nodeSelector":{"node.kubernetes.io/windows-build":null}}}}}'`}},
 		{"host-agent", 2, 2, 2, "", nil},
 		{"old-agent", 1, 1, 0, "its pods on 1 moved node(s) fail to start: " + img2019 + " has 10.0.17763 (ltsc2019) only",
 			[]string{"use mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022 in place of " + img2019}},

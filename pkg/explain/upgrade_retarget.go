@@ -51,13 +51,16 @@ func nest(path []string, spec map[string]any) map[string]any {
 }
 
 // retargetFixes are the commands that point a workload's stale pins at
-// the nodes once they move: a merge patch of its nodeSelector, a JSON
-// patch of each affinity expression (the target's value added beside the
-// old, so that its pods run on both while the nodes move), and for a
+// the nodes once they move, so that its pods run on the old build and the
+// new while the nodes move: a merge patch that turns its nodeSelector's
+// pins into a required affinity of both values (where the template has no
+// required affinity that the patch, writing it whole, would lose; else
+// the nodeSelector set to the new value), a JSON patch of each affinity
+// expression (the new value added beside the old), and for a
 // RuntimeClass's pins a RuntimeClass for the new build, named as the
 // Kubernetes guide names them (windows-2019), and the patch that uses it.
 // A pin the plan cannot rewrite is said in words.
-func (e *Explainer) retargetFixes(kind, namespace, name string, rc *nodev1.RuntimeClass, pins []Pin) []string {
+func (e *Explainer) retargetFixes(kind, namespace, name string, template *v1.Pod, rc *nodev1.RuntimeClass, pins []Pin) []string {
 	path := templatePath(kind)
 	resource := strings.ToLower(kind)
 	patch := func(kind string, p any) string {
@@ -68,7 +71,7 @@ func (e *Explainer) retargetFixes(kind, namespace, name string, rc *nodev1.Runti
 		return fmt.Sprintf("kubectl -n %s patch %s %s --type %s -p '%s'", namespace, resource, name, kind, b)
 	}
 	var fixes []string
-	selector := map[string]any{}
+	var selector []Pin
 	var ops []map[string]any
 	rcSelector := map[string]string{}
 	for _, p := range pins {
@@ -76,7 +79,7 @@ func (e *Explainer) retargetFixes(kind, namespace, name string, rc *nodev1.Runti
 		case p.To == "":
 			fixes = append(fixes, fmt.Sprintf("change %s to select the nodes once they move", p))
 		case p.From == "nodeSelector":
-			selector[p.Key] = p.To
+			selector = append(selector, p)
 		case p.From == "affinity" && p.Operator == string(v1.NodeSelectorOpIn):
 			ops = append(ops, map[string]any{"op": "replace",
 				"path":  fmt.Sprintf("/%s/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms/%d/matchExpressions/%d/values", strings.Join(path, "/"), p.Term, p.Expression),
@@ -88,7 +91,7 @@ func (e *Explainer) retargetFixes(kind, namespace, name string, rc *nodev1.Runti
 		}
 	}
 	if len(selector) > 0 {
-		fixes = append(fixes, patch("merge", nest(path, map[string]any{"nodeSelector": selector})))
+		fixes = append(fixes, patch("merge", nest(path, selectorFix(selector, affinityFree(template)))))
 	}
 	if len(ops) > 0 {
 		fixes = append(fixes, patch("json", ops))
@@ -100,6 +103,29 @@ func (e *Explainer) retargetFixes(kind, namespace, name string, rc *nodev1.Runti
 			patch("merge", nest(path, map[string]any{"runtimeClassName": next.Name})))
 	}
 	return fixes
+}
+
+// selectorFix is the pod spec fields of a merge patch that retargets
+// nodeSelector pins: with both, each key leaves the nodeSelector (null
+// deletes it) for a required affinity term that admits the old value and
+// the new; else each key takes the new value.
+func selectorFix(pins []Pin, both bool) map[string]any {
+	selector := map[string]any{}
+	var term v1.NodeSelectorTerm
+	for _, p := range pins {
+		if !both {
+			selector[p.Key] = p.To
+			continue
+		}
+		selector[p.Key] = nil
+		term.MatchExpressions = append(term.MatchExpressions, v1.NodeSelectorRequirement{Key: p.Key, Operator: v1.NodeSelectorOpIn, Values: []string{p.Values[0], p.To}})
+	}
+	spec := map[string]any{"nodeSelector": selector}
+	if both {
+		spec["affinity"] = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{
+			NodeSelectorTerms: []v1.NodeSelectorTerm{term}}}}
+	}
+	return spec
 }
 
 // retargetedRuntimeClass is a copy of rc whose nodeSelector selects the

@@ -17,6 +17,9 @@ package integration
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -145,10 +148,10 @@ func TestUpgradePlanPins(t *testing.T) {
 			"Deployment nano-sku": explain.VerdictRetarget, "Deployment nano-free": explain.VerdictReady,
 			"Deployment mixed": explain.VerdictNowhere, "DaemonSet agent-2022": explain.VerdictRetarget,
 		}, wantFix: map[string]string{
-			"Deployment nano-build":       `"nodeSelector":{"node.kubernetes.io/windows-build":"10.0.26100"}`,
+			"Deployment nano-build":       `"key":"node.kubernetes.io/windows-build","operator":"In","values":["10.0.20348","10.0.26100"]`,
 			"Deployment iis-runtimeclass": `"runtimeClassName":"windows-2025"`,
-			"Deployment nano-sku":         `"nodeSelector":{"kubernetes.azure.com/os-sku":"Windows2025"}`,
-			"DaemonSet agent-2022":        `"nodeSelector":{"node.kubernetes.io/windows-build":"10.0.26100"}`,
+			"Deployment nano-sku":         `"key":"kubernetes.azure.com/os-sku","operator":"In","values":["Windows2022","Windows2025"]`,
+			"DaemonSet agent-2022":        `"key":"node.kubernetes.io/windows-build","operator":"In","values":["10.0.20348","10.0.26100"]`,
 		}, wantLosing: []string{"agent-2022"}},
 	} {
 		t.Run("--to "+tt.to, func(t *testing.T) {
@@ -191,6 +194,41 @@ func TestUpgradePlanPins(t *testing.T) {
 			if !strings.Contains(out, want) {
 				t.Errorf("the table lacks %q:\n%s", want, out)
 			}
+		}
+	})
+
+	t.Run("the fixes, run as printed, make the retargeted workloads ready for 2025", func(t *testing.T) {
+		kubectl, err := exec.LookPath("kubectl")
+		if err != nil {
+			t.Skipf("kubectl not on PATH (bin/tools): %v", err)
+		}
+		_, before, _ := plan("--to", "2025", "-o", "json")
+		// The agent's fix is that of its workload row too.
+		for _, w := range before.Workloads {
+			if w.Verdict != explain.VerdictRetarget || w.Kind == "DaemonSet" && w.Name != "agent-2022" {
+				continue
+			}
+			for _, fix := range w.Fixes {
+				cmd := exec.CommandContext(e.ctx, "sh", "-c", fix)
+				cmd.Env = []string{"KUBECONFIG=" + e.c.Kubeconfig, "HOME=" + t.TempDir(), "PATH=" + filepath.Dir(kubectl) + ":" + os.Getenv("PATH")}
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("%s %s: %s: %v\n%s", w.Kind, w.Name, fix, err, out)
+				}
+			}
+		}
+		t.Cleanup(func() { _ = e.client.NodeV1().RuntimeClasses().Delete(e.ctx, "windows-2025", metav1.DeleteOptions{}) })
+		code, after, _ := plan("--to", "2025", "-o", "json")
+		for name, w := range verdicts(after) {
+			want := explain.VerdictReady
+			if name == "Deployment mixed" {
+				want = explain.VerdictNowhere
+			}
+			if w.Verdict != want {
+				t.Errorf("after the fixes, %s: %q (%s), want %q", name, w.Verdict, w.Reason, want)
+			}
+		}
+		if after.Summary.AgentsLosing != 0 || code != kubectlcmd.ExitFinding {
+			t.Errorf("after the fixes: %d agent(s) lose moved nodes, exit status %d; want 0 and %d (mixed still runs nowhere)", after.Summary.AgentsLosing, code, kubectlcmd.ExitFinding)
 		}
 	})
 
