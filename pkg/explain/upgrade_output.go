@@ -44,6 +44,9 @@ func WriteUpgradeTable(w io.Writer, p *UpgradePlan, releases []windows.Release) 
 			for _, l := range lines[1:] {
 				fmt.Fprintf(tw, "\t\t\t%s\n", safetext.Args(l)...)
 			}
+			for _, f := range wp.Fixes {
+				fmt.Fprintf(tw, "\t\t\t%s\n", safetext.Args("fix: "+f)...)
+			}
 		}
 	}
 	fmt.Fprintln(tw)
@@ -127,9 +130,6 @@ func verdictLines(wp *WorkloadPlan, releases []windows.Release) []string {
 	}
 	if len(lines) == 0 {
 		lines = append(lines, wp.Reason)
-	}
-	for _, f := range wp.Fixes {
-		lines = append(lines, "fix: "+f)
 	}
 	return lines
 }
@@ -232,6 +232,7 @@ func WriteUpgradeMarkdown(w io.Writer, p *UpgradePlan, releases []windows.Releas
 				first = false
 			}
 			fmt.Fprintf(bw, "- %s %s: %s\n", markdownEscape(wp.Kind), safetext.CodeSpan(wp.Namespace+"/"+wp.Name), markdownEscape(strings.Join(verdictLines(&wp, releases), "; ")))
+			writeMarkdownFixes(bw, wp.Fixes)
 		}
 		if !first {
 			fmt.Fprintln(bw)
@@ -254,6 +255,7 @@ func WriteUpgradeMarkdown(w io.Writer, p *UpgradePlan, releases []windows.Releas
 				why = "a pod on every moved node"
 			}
 			fmt.Fprintf(bw, "- DaemonSet %s: %d of %d moved node(s) before, %d after: %s\n", safetext.CodeSpan(a.Namespace+"/"+a.Name), a.Before, a.Moving, a.After, markdownEscape(why))
+			writeMarkdownFixes(bw, a.Fixes)
 		}
 		fmt.Fprintln(bw)
 	}
@@ -268,6 +270,14 @@ func WriteUpgradeMarkdown(w io.Writer, p *UpgradePlan, releases []windows.Releas
 		}
 	}
 	return bw.Flush()
+}
+
+// writeMarkdownFixes writes fixes under a bullet, each a code block to
+// copy whole (a span would escape a pipe).
+func writeMarkdownFixes(w io.Writer, fixes []string) {
+	for _, f := range fixes {
+		fmt.Fprintf(w, "\n%s", safetext.CodeBlock(f, "sh", "  "))
+	}
 }
 
 // markdownEscape makes prose from the cluster plain markdown text: Text,

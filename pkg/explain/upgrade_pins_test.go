@@ -17,6 +17,7 @@ limitations under the License.
 package explain
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -334,5 +335,33 @@ func TestPlanUpgradeAgents(t *testing.T) {
 	}
 	if plan.Summary.AgentsLosing != 1 || old.Summary.AgentsLosing != 1 {
 		t.Errorf("%d and %d agent(s) lose the moved pool, want 1 and 1 (pinned-agent, old-agent)", plan.Summary.AgentsLosing, old.Summary.AgentsLosing)
+	}
+}
+
+// TestUpgradeMarkdownFixes: in a change request, each fix is a code block
+// to copy whole, its pipe kept, under the workload's bullet.
+func TestUpgradeMarkdownFixes(t *testing.T) {
+	e := testExplainer(t)
+	e.RuntimeClass = func(_ context.Context, name string) (*nodev1.RuntimeClass, error) {
+		return guideRuntimeClass(name, "10.0.20348"), nil
+	}
+	plan, err := e.PlanUpgrade(t.Context(), UpgradeInput{Target: build(t, "2025"), Nodes: pinnedCluster(),
+		Workloads: []*Workload{pinned("Deployment", "iis", runtimeClass("windows-2022"), []string{img2022}, "w22-2")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	if err := WriteUpgradeMarkdown(&md, plan, e.Releases); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"**To retarget**\n\n- Deployment `web/iis`: runtimeClass windows-2022 node.kubernetes.io/windows-build=10.0.20348 selects no node once the nodes move\n\n  ```sh\n  echo '{",
+		`"metadata":{"name":"windows-2025"}`,
+		"}}' | kubectl create -f -\n  ```\n",
+		"  ```sh\n  kubectl -n web patch deployment iis --type merge -p '{\"spec\":{\"template\":{\"spec\":{\"runtimeClassName\":\"windows-2025\"}}}}'\n  ```\n",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
 	}
 }

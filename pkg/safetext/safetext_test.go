@@ -76,6 +76,19 @@ func TestCodeSpan(t *testing.T) {
 	}
 }
 
+func TestCodeBlock(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{in: "echo '{}' | kubectl create -f -", want: "  ```sh\n  echo '{}' | kubectl create -f -\n  ```\n"},
+		{in: "a ``` b", want: "  ````sh\n  a ``` b\n  ````\n"},
+		{in: "new\nline", want: "  ```sh\n  new\\nline\n  ```\n"},
+	}
+	for _, tt := range tests {
+		if got := CodeBlock(tt.in, "sh", "  "); got != tt.want {
+			t.Errorf("CodeBlock(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
 func TestWriter(t *testing.T) {
 	tests := []struct {
 		name   string

@@ -84,6 +84,26 @@ func Args(args ...any) []any {
 	return out
 }
 
+// CodeBlock returns s as a fenced markdown code block of the language
+// lang, each line indented by indent (a list item's): Text, fenced by a
+// run of backticks longer than its longest (three at least), so that
+// nothing in s ends the block. Unlike a span's, a block's text is copied
+// as it is: a | stays a |.
+func CodeBlock(s, lang, indent string) string {
+	s = Text(s)
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return indent + fence + lang + "\n" + indent + s + "\n" + indent + fence + "\n"
+}
+
 // CodeSpan returns s as a markdown code span: Text, fenced by one backtick
 // more than its longest run of backticks (padded with a space where it
 // starts or ends with one), and with | escaped, which a table row would
