@@ -77,7 +77,7 @@ func (e *Explainer) coverage(ctx context.Context, w *Workload, wp *WorkloadPlan,
 		why = append(why, pinWords(pins)+" none of them once moved")
 	}
 	a.Why = strings.Join(why, "; ")
-	a.Fixes = e.retargetFixes("DaemonSet", w.Namespace, w.Name, w.Template, rc, pins)
+	a.Fixes = e.retargetFixes(ctx, "DaemonSet", w.Namespace, w.Name, w.Template, rc, pins)
 	if imagesOff > 0 {
 		for _, img := range wp.Images {
 			if img.Verdict == VerdictRebuild && img.SiblingTag != "" {

@@ -272,11 +272,16 @@ func WriteUpgradeMarkdown(w io.Writer, p *UpgradePlan, releases []windows.Releas
 	return bw.Flush()
 }
 
-// writeMarkdownFixes writes fixes under a bullet, each a code block to
-// copy whole (a span would escape a pipe).
+// writeMarkdownFixes writes fixes under a bullet: a command as a code
+// block to copy whole (a span would escape its pipe), a fix in words as a
+// line.
 func writeMarkdownFixes(w io.Writer, fixes []string) {
 	for _, f := range fixes {
-		fmt.Fprintf(w, "\n%s", safetext.CodeBlock(f, "sh", "  "))
+		if strings.HasPrefix(f, "kubectl ") || strings.HasPrefix(f, "echo ") {
+			fmt.Fprintf(w, "\n%s", safetext.CodeBlock(f, "sh", "  "))
+			continue
+		}
+		fmt.Fprintf(w, "  - fix: %s\n", markdownEscape(f))
 	}
 }
 

@@ -111,7 +111,7 @@ func TestPlanUpgradePins(t *testing.T) {
 		name, to, pool string
 		workload       *Workload
 		want           row
-		// wantFixes are substrings of the fixes, in order.
+		// wantFixes are substrings of the fixes, one a fix, in order.
 		wantFixes []string
 		// wantStranded are the what-if's stranded pods.
 		wantStranded []string
@@ -146,8 +146,20 @@ func TestPlanUpgradePins(t *testing.T) {
 			name: "the guide's RuntimeClass for 2022, to 2025: retarget to a windows-2025 RuntimeClass",
 			to:   "2025", workload: pinned("Deployment", "iis", runtimeClass("windows-2022"), []string{img2022}, "w22-2"),
 			want: row{"Deployment iis", "retarget", "runtimeClass windows-2022 node.kubernetes.io/windows-build=10.0.20348 selects no node once the nodes move"},
-			wantFixes: []string{`"metadata":{"name":"windows-2025"}`, `"node.kubernetes.io/windows-build":"10.0.26100"`, "| kubectl create -f -",
+			wantFixes: []string{`"metadata":{"name":"windows-2025"},"handler":"runhcs-wcow-process","scheduling":{"nodeSelector":{"kubernetes.io/arch":"amd64","kubernetes.io/os":"windows","node.kubernetes.io/windows-build":"10.0.26100"}`,
 				`kubectl -n web patch deployment iis --type merge -p '{"spec":{"template":{"spec":{"runtimeClassName":"windows-2025"}}}}'`},
+		},
+		{
+			name: "a RuntimeClass for the new build made already: only the patch that uses it",
+			to:   "2025", workload: pinned("Deployment", "app", runtimeClass("app-2022"), []string{img2022}, "w22-2"),
+			want:      row{"Deployment app", "retarget", "runtimeClass app-2022 node.kubernetes.io/windows-build=10.0.20348 selects no node once the nodes move"},
+			wantFixes: []string{`kubectl -n web patch deployment app --type merge -p '{"spec":{"template":{"spec":{"runtimeClassName":"app-2025"}}}}'`},
+		},
+		{
+			name: "the new build's RuntimeClass name taken by another: the fix in words",
+			to:   "2025", workload: pinned("Deployment", "legacy", runtimeClass("legacy-2022"), []string{img2022}, "w22-2"),
+			want:      row{"Deployment legacy", "retarget", "runtimeClass legacy-2022 node.kubernetes.io/windows-build=10.0.20348 selects no node once the nodes move"},
+			wantFixes: []string{"RuntimeClass legacy-2025 exists and selects other nodes than node.kubernetes.io/windows-build=10.0.26100: create one of another name that selects them, and use it"},
 		},
 		{
 			name: "AKS's OS SKU selector, in place on one pool: stranded, and retarget once every 2022 node moves",
@@ -203,8 +215,15 @@ func TestPlanUpgradePins(t *testing.T) {
 			e := testExplainer(t)
 			e.RuntimeClass = func(_ context.Context, name string) (*nodev1.RuntimeClass, error) {
 				switch name {
-				case "windows-2022":
+				case "windows-2022", "app-2022", "legacy-2022":
 					return guideRuntimeClass(name, "10.0.20348"), nil
+				case "app-2025":
+					// Made before, as the fix would make it.
+					return guideRuntimeClass(name, "10.0.26100"), nil
+				case "legacy-2025":
+					rc := guideRuntimeClass(name, "10.0.26100")
+					rc.Handler = "runhcs-wcow-hypervisor"
+					return rc, nil
 				case "forbidden":
 					return nil, errors.New(`runtimeclasses.node.k8s.io "forbidden" is forbidden`)
 				}
@@ -241,6 +260,9 @@ func TestPlanUpgradePins(t *testing.T) {
 				}
 				rest = rest[i+len(f):]
 			}
+			if len(w.Fixes) != len(tt.wantFixes) {
+				t.Errorf("%d fix(es) %q, want %d", len(w.Fixes), w.Fixes, len(tt.wantFixes))
+			}
 			if len(tt.wantFixes) == 0 && len(w.Fixes) > 0 {
 				t.Errorf("fixes %q, want none", w.Fixes)
 			}
@@ -259,6 +281,9 @@ func TestPlanUpgradePins(t *testing.T) {
 func TestPlanUpgradeStrandedBySKU(t *testing.T) {
 	e := testExplainer(t)
 	e.RuntimeClass = func(_ context.Context, name string) (*nodev1.RuntimeClass, error) {
+		if name != "windows-2022" {
+			return nil, nil
+		}
 		return guideRuntimeClass(name, "10.0.20348"), nil
 	}
 	workloads := []*Workload{
@@ -343,6 +368,9 @@ func TestPlanUpgradeAgents(t *testing.T) {
 func TestUpgradeMarkdownFixes(t *testing.T) {
 	e := testExplainer(t)
 	e.RuntimeClass = func(_ context.Context, name string) (*nodev1.RuntimeClass, error) {
+		if name != "windows-2022" {
+			return nil, nil
+		}
 		return guideRuntimeClass(name, "10.0.20348"), nil
 	}
 	plan, err := e.PlanUpgrade(t.Context(), UpgradeInput{Target: build(t, "2025"), Nodes: pinnedCluster(),

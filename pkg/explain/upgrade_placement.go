@@ -67,7 +67,7 @@ func (e *Explainer) judgePins(ctx context.Context, wp *WorkloadPlan, w *Workload
 	pins := pinsOf(w.Template, rc)
 	if wp.Verdict == VerdictRebuild {
 		wp.Pins = stalePins(pins, m.windowsNow, m.windowsAfter)
-		wp.Fixes = e.retargetFixes(w.Kind, w.Namespace, w.Name, w.Template, rc, wp.Pins)
+		wp.Fixes = e.retargetFixes(ctx, w.Kind, w.Namespace, w.Name, w.Template, rc, wp.Pins)
 		return
 	}
 	for _, p := range pins {
@@ -83,7 +83,7 @@ func (e *Explainer) judgePins(ctx context.Context, wp *WorkloadPlan, w *Workload
 	if wp.Pods > 0 || e.runsOnAny(d, pod, m.now) {
 		wp.Verdict = VerdictRetarget
 		wp.Pins = stalePins(pins, m.windowsNow, m.windowsAfter)
-		wp.Fixes = e.retargetFixes(w.Kind, w.Namespace, w.Name, w.Template, rc, wp.Pins)
+		wp.Fixes = e.retargetFixes(ctx, w.Kind, w.Namespace, w.Name, w.Template, rc, wp.Pins)
 		wp.Reason = "no node admits it once the nodes move: its nodeSelector, affinity or tolerations exclude the moved nodes"
 		if len(wp.Pins) > 0 {
 			wp.Reason = pinWords(wp.Pins) + " no node once the nodes move"

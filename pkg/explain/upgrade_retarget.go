@@ -17,8 +17,10 @@ limitations under the License.
 package explain
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -60,7 +62,7 @@ func nest(path []string, spec map[string]any) map[string]any {
 // RuntimeClass's pins a RuntimeClass for the new build, named as the
 // Kubernetes guide names them (windows-2019), and the patch that uses it.
 // A pin the plan cannot rewrite is said in words.
-func (e *Explainer) retargetFixes(kind, namespace, name string, template *v1.Pod, rc *nodev1.RuntimeClass, pins []Pin) []string {
+func (e *Explainer) retargetFixes(ctx context.Context, kind, namespace, name string, template *v1.Pod, rc *nodev1.RuntimeClass, pins []Pin) []string {
 	path := templatePath(kind)
 	resource := strings.ToLower(kind)
 	patch := func(kind string, p any) string {
@@ -98,11 +100,52 @@ func (e *Explainer) retargetFixes(kind, namespace, name string, template *v1.Pod
 	}
 	if len(rcSelector) > 0 && rc != nil {
 		next := e.retargetedRuntimeClass(rc, rcSelector)
-		b, _ := json.Marshal(next) // a RuntimeClass always marshals
-		fixes = append(fixes, fmt.Sprintf("echo '%s' | kubectl create -f -", b),
-			patch("merge", nest(path, map[string]any{"runtimeClassName": next.Name})))
+		switch have := e.existingRuntimeClass(ctx, next.Name); {
+		case have == nil:
+			b, _ := json.Marshal(next) // a RuntimeClass always marshals
+			fixes = append(fixes, fmt.Sprintf("echo '%s' | kubectl create -f -", b))
+		case !selectsAs(have, next):
+			// The guide's name is taken by a RuntimeClass that selects
+			// other nodes: creating it would fail, patching it would move
+			// its other users.
+			fixes = append(fixes, fmt.Sprintf("RuntimeClass %s exists and selects other nodes than %s: create one of another name that selects them, and use it", next.Name, rcSelectorWords(rcSelector)))
+			return fixes
+		}
+		fixes = append(fixes, patch("merge", nest(path, map[string]any{"runtimeClassName": next.Name})))
 	}
 	return fixes
+}
+
+// existingRuntimeClass is the cluster's RuntimeClass of that name, nil
+// when there is none or it cannot be read.
+func (e *Explainer) existingRuntimeClass(ctx context.Context, name string) *nodev1.RuntimeClass {
+	if e.RuntimeClass == nil {
+		return nil
+	}
+	rc, err := e.RuntimeClass(ctx, name)
+	if err != nil {
+		return nil
+	}
+	return rc
+}
+
+// selectsAs reports whether an existing RuntimeClass has the handler and
+// the scheduling nodeSelector of the one the fix would create.
+func selectsAs(have, want *nodev1.RuntimeClass) bool {
+	if have.Handler != want.Handler || have.Scheduling == nil {
+		return false
+	}
+	return maps.Equal(have.Scheduling.NodeSelector, want.Scheduling.NodeSelector)
+}
+
+// rcSelectorWords says the nodeSelector entries a retargeted RuntimeClass
+// needs.
+func rcSelectorWords(sel map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(sel)) {
+		parts = append(parts, k+"="+sel[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // selectorFix is the pod spec fields of a merge patch that retargets
