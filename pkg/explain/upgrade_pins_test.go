@@ -159,7 +159,7 @@ func TestPlanUpgradePins(t *testing.T) {
 			name: "the new build's RuntimeClass name taken by another: the fix in words",
 			to:   "2025", workload: pinned("Deployment", "legacy", runtimeClass("legacy-2022"), []string{img2022}, "w22-2"),
 			want:      row{"Deployment legacy", "retarget", "runtimeClass legacy-2022 node.kubernetes.io/windows-build=10.0.20348 selects no node once the nodes move"},
-			wantFixes: []string{"RuntimeClass legacy-2025 exists and selects other nodes than node.kubernetes.io/windows-build=10.0.26100: create one of another name that selects them, and use it"},
+			wantFixes: []string{"RuntimeClass legacy-2025 exists, with another handler or nodeSelector than legacy-2022's moved (handler runhcs-wcow-process, node.kubernetes.io/windows-build=10.0.26100): create one of another name that has them, and use it"},
 		},
 		{
 			name: "AKS's OS SKU selector, in place on one pool: stranded, and retarget once every 2022 node moves",

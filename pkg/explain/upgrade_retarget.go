@@ -105,10 +105,11 @@ func (e *Explainer) retargetFixes(ctx context.Context, kind, namespace, name str
 			b, _ := json.Marshal(next) // a RuntimeClass always marshals
 			fixes = append(fixes, fmt.Sprintf("echo '%s' | kubectl create -f -", b))
 		case !selectsAs(have, next):
-			// The guide's name is taken by a RuntimeClass that selects
-			// other nodes: creating it would fail, patching it would move
-			// its other users.
-			fixes = append(fixes, fmt.Sprintf("RuntimeClass %s exists and selects other nodes than %s: create one of another name that selects them, and use it", next.Name, rcSelectorWords(rcSelector)))
+			// The guide's name is taken by a RuntimeClass of another
+			// handler or nodes: creating it would fail, patching it would
+			// change it for its other users.
+			fixes = append(fixes, fmt.Sprintf("RuntimeClass %s exists, with another handler or nodeSelector than %s's moved (handler %s, %s): create one of another name that has them, and use it",
+				next.Name, rc.Name, next.Handler, rcSelectorWords(rcSelector)))
 			return fixes
 		}
 		fixes = append(fixes, patch("merge", nest(path, map[string]any{"runtimeClassName": next.Name})))
