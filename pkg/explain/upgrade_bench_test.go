@@ -28,9 +28,10 @@ import (
 // upgradeBenchCluster is the synthetic cluster of 5,000 nodes (70% Linux,
 // 10% each Windows Server 2019, 2022 and 2025) with 10,000 pods of the
 // benchmarks' mix, bound to nodes the oracle lets run them, as 1,000
-// workloads of ten pods each; every fifth Windows one is pinned to its
-// nodes' build by the guide's nodeSelector, and one in ten is a
-// DaemonSet, so that pins and agents' coverage are read too.
+// workloads of ten pods each; half of the ltsc2019 and ltsc2022 ones are
+// pinned to their nodes' build by the guide's nodeSelector, and the
+// HostProcess ones and a quarter of the ltsc2022 ones are DaemonSets, so
+// that pins and agents' coverage are read too.
 func upgradeBenchCluster(b *testing.B) ([]*v1.Node, []*Workload) {
 	b.Helper()
 	const nodeCount, workloadCount, podsPer = 5000, 1000, 10
@@ -53,13 +54,13 @@ func upgradeBenchCluster(b *testing.B) ([]*v1.Node, []*Workload) {
 		k := synthetic.KindOf(w)
 		name := fmt.Sprintf("%s-%04d", k.Name, w)
 		kind := "Deployment"
-		if w%10 == 9 {
+		if w%10 == 9 || w%40 == 23 {
 			kind = "DaemonSet"
 		}
 		candidates := allowed[k.Name]
 		first := nodeByName[candidates[next[k.Name]%len(candidates)]]
 		pin := func(p *v1.Pod) {
-			if b := first.Labels[v1.LabelWindowsBuild]; b != "" && w%5 == 0 {
+			if b := first.Labels[v1.LabelWindowsBuild]; b != "" && (w%20 == 1 || w%20 == 3) {
 				p.Spec.NodeSelector = map[string]string{v1.LabelWindowsBuild: b}
 			}
 		}

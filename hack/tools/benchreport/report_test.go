@@ -94,9 +94,9 @@ func TestTargetsFromRealOutput(t *testing.T) {
 		{name: "warnings p99", what: "admission: p99 of a review with warnings on, 5000 nodes (ms)", wantGot: "0.12", wantMet: true, wantWant: "≤ 5"},
 		{name: "warnings throughput", what: "admission: throughput with warnings on / off, 5000 nodes", wantGot: "0.83x", wantMet: false, wantWant: "≥ 0.9x"},
 		{name: "inventory memory", what: "admission: the node inventory's memory, 5000 nodes (MiB)", wantGot: "7.3", wantMet: true, wantWant: "≤ 20"},
-		{name: "upgrade-plan time", what: "kubectl windows-aware upgrade-plan, 5000 nodes and 10000 pods, tags only (s per plan)",
+		{name: "upgrade-plan time", what: "kubectl windows-aware upgrade-plan, 5000 nodes and 10000 pods, tags, pins and agents (s per plan)",
 			wantGot: "0.018", wantMet: true, wantWant: "≤ 10"}, // 17,502,493 ns
-		{name: "upgrade-plan memory", what: "kubectl windows-aware upgrade-plan, 5000 nodes and 10000 pods, tags only (MiB allocated per plan)",
+		{name: "upgrade-plan memory", what: "kubectl windows-aware upgrade-plan, 5000 nodes and 10000 pods, tags, pins and agents (MiB allocated per plan)",
 			wantGot: "2.0", wantMet: true, wantWant: "≤ 500"}, // 2,064,422 B
 		{name: "placements, StockNoSelectors left out", what: "whole scheduler: pods misplaced, unbound or missing (all runs, every workload but StockNoSelectors)",
 			wantGot: "0 of 5611", wantMet: true, wantWant: "0"}, // 2200 + 1100 (Tags) + 1100 (Resolved) + 1211 (SlowRegistry)
