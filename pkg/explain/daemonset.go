@@ -240,7 +240,7 @@ func (e *Explainer) JudgeDaemonSet(ctx context.Context, t Template) (*DaemonSetR
 			why = append(why, "it reaches no Windows node: its own nodeSelector or affinity excludes every Windows node of a build it runs")
 		case buildOff > 0:
 			hosts, _ := e.hostBuilds(d)
-			why = append(why, fmt.Sprintf("it reaches no Windows node: no Windows node is of a build its images run (%s)", orAny(buildNames(hosts, e.Releases))))
+			why = append(why, fmt.Sprintf("it reaches no Windows node: no Windows node is of a build its images run (%s)", orAny(e.Decider.Catalog().BuildNames(hosts))))
 		}
 		if rc != nil && rc.Scheduling != nil {
 			for k, v := range rc.Scheduling.NodeSelector {

@@ -25,7 +25,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 
-	"github.com/windows-aware/windows-aware/pkg/advice"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
@@ -43,9 +42,6 @@ type Explainer struct {
 	TaintComparisonOperators bool
 	// Profile is the profile's schedulerName.
 	Profile string
-	// Releases are the Windows releases the profile knows (the built-in
-	// ones and the args' extraReleases): the names builds are shown with.
-	Releases []windows.Release
 	// RuntimeClass finds the RuntimeClasses templates name; nil finds none.
 	RuntimeClass RuntimeClassLookup
 	// Nodes are the cluster's nodes; nil when no cluster was given.
@@ -209,10 +205,4 @@ func (e *Explainer) hostBuilds(d *podneeds.Decision) (builds []string, anyBuild 
 		builds = append(builds, b.String())
 	}
 	return builds, false
-}
-
-// ReleaseName names a build by the release token that stands for it
-// (ltsc2019 for 10.0.17763), preferring an LTSC token; "" when none does.
-func ReleaseName(releases []windows.Release, build string) string {
-	return advice.ReleaseName(releases, build)
 }

@@ -61,7 +61,7 @@ func (e *Explainer) PlanUpgrade(ctx context.Context, in UpgradeInput) (*UpgradeP
 	pe := *e
 	pe.RuntimeClass = onceEach(e.RuntimeClass)
 	e = &pe
-	plan := &UpgradePlan{Profile: e.Profile, Target: in.Target.String(), TargetRelease: ReleaseName(e.Releases, in.Target.String()),
+	plan := &UpgradePlan{Profile: e.Profile, Target: in.Target.String(), TargetRelease: e.Decider.Catalog().ReleaseName(in.Target.String()),
 		Pool: in.Pool, Moving: len(moving), From: buildsOf(moving), Nodes: len(in.Nodes), Workloads: []WorkloadPlan{}, Blocking: []PodPlan{},
 		Agents: []AgentCoverage{}}
 
@@ -456,7 +456,7 @@ func (e *Explainer) rebuildReason(wp *WorkloadPlan) string {
 	var parts []string
 	for _, i := range wp.Images {
 		if i.Verdict == VerdictRebuild {
-			parts = append(parts, fmt.Sprintf("%s has %s only", i.Image, buildNames(i.Builds, e.Releases)))
+			parts = append(parts, fmt.Sprintf("%s has %s only", i.Image, e.Decider.Catalog().BuildNames(i.Builds)))
 		}
 	}
 	if len(parts) == 0 {

@@ -50,7 +50,7 @@ func readStatus(ctx context.Context, client kubernetes.Interface, ns string, sin
 	if err != nil {
 		return nil, err
 	}
-	s.Pools = pools(nodes, e.Releases)
+	s.Pools = pools(nodes, e.Decider.Catalog())
 	if s.Retiring, err = readRetiring(ctx, e, client, ns, nodes); err != nil {
 		return nil, err
 	}
@@ -154,7 +154,7 @@ func readRetiring(ctx context.Context, e *explain.Explainer, client kubernetes.I
 		}
 		r.Pods++
 		if rr := e.StaysOnRetiring(ctx, pod, groups); rr != nil && rr.Stays {
-			r.Staying = append(r.Staying, StayingPod{Namespace: pod.Namespace, Name: pod.Name, Node: pod.Spec.NodeName, Why: explain.WhyStays(rr, e.Releases)})
+			r.Staying = append(r.Staying, StayingPod{Namespace: pod.Namespace, Name: pod.Name, Node: pod.Spec.NodeName, Why: explain.WhyStays(rr, e.Decider.Catalog())})
 		}
 		return nil
 	})
@@ -205,12 +205,12 @@ func lastSeen(ev *v1.Event) metav1.Time {
 }
 
 // pools counts the nodes of each pool and platform, as explain groups
-// them, naming builds by the profile's releases (its extraReleases too).
-func pools(nodes []*v1.Node, releases []windows.Release) []PoolStatus {
+// them, naming builds by the profile's catalog (its extraReleases too).
+func pools(nodes []*v1.Node, catalog *windows.Catalog) []PoolStatus {
 	var out []PoolStatus
 	for _, g := range explain.GroupNodes(nodes) {
 		p := PoolStatus{Pool: g.Pool, OS: g.Platform.OS, Build: g.Platform.Build, Arch: g.Platform.Arch, Nodes: len(g.Nodes),
-			Release: explain.ReleaseName(releases, g.Platform.Build)}
+			Release: catalog.ReleaseName(g.Platform.Build)}
 		for _, n := range g.Nodes {
 			if ready(n) {
 				p.Ready++
