@@ -303,7 +303,7 @@ func buildsOf(nodes []*v1.Node) []string {
 			builds = append(builds, b)
 		}
 	}
-	slices.SortFunc(builds, compareBuilds)
+	slices.SortFunc(builds, podneeds.CompareBuilds)
 	return builds
 }
 
