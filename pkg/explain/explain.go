@@ -116,12 +116,8 @@ func (e *Explainer) explain(ctx context.Context, t Template, groups []NodePool) 
 		}
 	}
 
-	if e.Resolve != nil {
-		if err := e.Resolve(ctx, pod); err != nil {
-			tr.Unresolved = err.Error()
-		}
-	}
-	d := e.Decider.Decide(pod, e.Facts)
+	d, unresolved := e.decide(ctx, pod)
+	tr.Unresolved = unresolved
 	if d.Conflict() != "" {
 		tr.Conflict = &ConflictReport{Kind: string(d.ConflictKind()), Message: d.Conflict(), RejectedBy: RejectedByScheduler}
 		tr.HostProcess = d.HostProcess()
@@ -142,6 +138,18 @@ func (e *Explainer) explain(ctx context.Context, t Template, groups []NodePool) 
 	tr.Nodes = e.judgeNodes(d, pod, groups)
 	tr.Retiring = retiringOf(tr.Nodes)
 	return tr, nil
+}
+
+// decide asks the registries about the pod's images, when the explainer
+// resolves, and decides the pod; unresolved is why a registry did not
+// answer.
+func (e *Explainer) decide(ctx context.Context, pod *v1.Pod) (d *podneeds.Decision, unresolved string) {
+	if e.Resolve != nil {
+		if err := e.Resolve(ctx, pod); err != nil {
+			unresolved = err.Error()
+		}
+	}
+	return e.Decider.Decide(pod, e.Facts), unresolved
 }
 
 // osFrom says in words where the decision's OS came from.
