@@ -44,8 +44,8 @@ import (
 type DaemonSetReport struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
-	// OS is the OS its pods need ("" for any), decided as explain decides
-	// it for the template, RuntimeClass merged in as admission merges it.
+	// OS is the OS its pods need ("" for any): the decision on the
+	// template, its RuntimeClass merged in (mergeRuntimeClass).
 	OS     string   `json:"os"`
 	Images []string `json:"images,omitempty"`
 	// RuntimeClass is the template's, when it names one.

@@ -46,10 +46,10 @@ type Explainer struct {
 	RuntimeClass RuntimeClassLookup
 	// Nodes are the cluster's nodes; nil when no cluster was given.
 	Nodes []*v1.Node
-	// Facts, when set, are what registries list of the images, as the
-	// scheduler's imageResolution reads them; Resolve asks the registries
-	// about one pod's images first, and blocks until they answer. Without
-	// them, images are decided by their tags.
+	// Facts, when set, are what registries list of the images, under the
+	// profile's imageResolution; Resolve asks the registries about one
+	// pod's images first, and blocks until they answer. Without them,
+	// images are decided by their tags.
 	Facts   podneeds.Facts
 	Resolve func(ctx context.Context, pod *v1.Pod) error
 }

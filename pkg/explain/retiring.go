@@ -66,7 +66,7 @@ func retiringOf(nr *NodeReport) *RetiringReport {
 
 // StaysOnRetiring reports on a pod that runs on a retiring node: whether
 // it stays there because no other node runs it. It judges the pod against
-// e.Nodes as Explain does (groups are GroupNodes(e.Nodes)), from what the
+// the groups of e.Nodes (GroupNodes(e.Nodes)) by judgeNodes, from what the
 // decision knows, without asking registries.
 func (e *Explainer) StaysOnRetiring(_ context.Context, pod *v1.Pod, groups []NodePool) *RetiringReport {
 	d := e.Decider.Decide(pod, e.Facts)

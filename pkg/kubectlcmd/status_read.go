@@ -110,9 +110,9 @@ func readStatus(ctx context.Context, client kubernetes.Interface, ns string, sin
 	return s, nil
 }
 
-// statusExplainer is the decision of the scheduler's profile, as explain
-// finds it without flags (the chart's ConfigMap, SchedulerOptions' zero
-// value), else of the default args, on nodes.
+// statusExplainer is the decision of the scheduler's profile that
+// SchedulerOptions' zero value finds (the chart's ConfigMap, explain's
+// without flags), else of the default args, on nodes.
 func statusExplainer(ctx context.Context, client kubernetes.Interface, nodes []*v1.Node) (*explain.Explainer, error) {
 	cluster := &explain.Cluster{Client: client}
 	profile, _, err := (&SchedulerOptions{}).profile(ctx, cluster, io.Discard)
@@ -131,7 +131,7 @@ func statusExplainer(ctx context.Context, client kubernetes.Interface, nodes []*
 }
 
 // readRetiring counts the retiring nodes and judges the pods on them by
-// the scheduler's profile (as explain finds it): those that no node but a
+// the scheduler's profile (statusExplainer): those that no node but a
 // retiring one runs stay. Nil when no node is retiring.
 func readRetiring(ctx context.Context, e *explain.Explainer, client kubernetes.Interface, ns string, nodes []*v1.Node) (*RetiringStatus, error) {
 	onRetiring := map[string]bool{}
@@ -204,8 +204,8 @@ func lastSeen(ev *v1.Event) metav1.Time {
 	return ev.CreationTimestamp
 }
 
-// pools counts the nodes of each pool and platform, as explain groups
-// them, naming builds by the profile's catalog (its extraReleases too).
+// pools counts the nodes of each pool and platform (explain.GroupNodes),
+// naming builds by the profile's catalog (its extraReleases too).
 func pools(nodes []*v1.Node, catalog *windows.Catalog) []PoolStatus {
 	var out []PoolStatus
 	for _, g := range explain.GroupNodes(nodes) {

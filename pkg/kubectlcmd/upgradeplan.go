@@ -38,8 +38,8 @@ const (
 )
 
 // UpgradePlanOptions are what upgrade-plan is asked. The scheduler's
-// configuration and the registries are found and asked as explain finds
-// and asks them (SchedulerOptions).
+// configuration and the registries are found and asked by
+// SchedulerOptions, explain's.
 type UpgradePlanOptions struct {
 	SchedulerOptions
 	// To is the target: 2025, ltsc2025 or 10.0.26100.
