@@ -106,8 +106,7 @@ func Start(ctx context.Context, c *controlplane.Cluster, o Options) (*Webhook, e
 // manifests/publish/templates or cluster-wide), which the chart renders
 // alike with warnings.enabled off. With warnings, its publish webhook is
 // routed as the chart routes it with warnings.enabled on
-// (RouteWarnings). Every webhook is then pointed at base, as
-// PointMutating does.
+// (RouteWarnings). PointMutating then points every webhook at base.
 func ReadMutating(file, base string, caBundle []byte, warnings bool) (*admissionregistrationv1.MutatingWebhookConfiguration, error) {
 	objs, err := manifest.ReadFile(file)
 	if err != nil {

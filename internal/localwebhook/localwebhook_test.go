@@ -18,7 +18,6 @@ package localwebhook
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -27,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/windows-aware/windows-aware/internal/controlplane"
+	"github.com/windows-aware/windows-aware/internal/helmtest"
 	"github.com/windows-aware/windows-aware/internal/manifest"
 )
 
@@ -88,7 +88,7 @@ func TestPointRefusesAWebhookOfNoPath(t *testing.T) {
 // Service there, at the same path. Without helm it is skipped, as the
 // chart's own tests are (make verify-chart builds it).
 func TestWarningsAsTheChartRendersThem(t *testing.T) {
-	helm := helmBinary(t)
+	helm := helmtest.Binary(t, "to hold the warnings webhooks to the chart")
 	out, err := exec.Command(helm, "template", "windows-aware-scheduler", filepath.Join(root(t), "charts", "windows-aware-scheduler"),
 		"--namespace", "kube-system", "--set", "publish.enabled=true", "--set", "publish.clusterWideOptIn=true",
 		"--set", "publish.templates.enabled=true", "--set", "warnings.enabled=true").Output()
@@ -151,30 +151,4 @@ func checkURL(t *testing.T, name string, got, chart admissionregistrationv1.Webh
 	if chart.Service == nil || chart.Service.Path == nil || got.URL == nil || *got.URL != base+*chart.Service.Path || !bytes.Equal(got.CABundle, ca) {
 		t.Errorf("webhook %s calls %+v, the chart's %+v", name, got, chart)
 	}
-}
-
-// helmBinary finds helm as the chart's tests do: $HELM, bin/tools, $PATH;
-// else the test is skipped, or fails under WINDOWS_AWARE_REQUIRE_HELM.
-func helmBinary(t *testing.T) string {
-	t.Helper()
-	if h := os.Getenv("HELM"); h != "" {
-		return h
-	}
-	if h := filepath.Join(root(t), "bin", "tools", "helm"); fileExists(h) {
-		return h
-	}
-	if h, err := exec.LookPath("helm"); err == nil {
-		return h
-	}
-	msg := "helm is not built: run `hack/build-tools.sh helm` to hold the warnings webhooks to the chart"
-	if os.Getenv("WINDOWS_AWARE_REQUIRE_HELM") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
 }

@@ -65,7 +65,7 @@ type Need struct {
 // runs, and, for a Windows image whose build came from its tag, which tags
 // the cluster's Windows builds (clusterBuilds, the well-formed builds of
 // its nodes and pools, in the order to name them) would run.
-func MissingPool(need Need, releases []windows.Release, clusterBuilds []string) string {
+func MissingPool(need Need, catalog *windows.Catalog, clusterBuilds []string) string {
 	if need.OS != windows.OSWindows {
 		if need.OS == "" {
 			return "no node runs the pod's images (see the reasons above): add a pool of their architecture"
@@ -79,10 +79,10 @@ func MissingPool(need Need, releases []windows.Release, clusterBuilds []string) 
 	if want == "" {
 		want = need.HostBuilds[0]
 	}
-	fix := fmt.Sprintf("no node runs %s: add a %s pool", BuildNames(need.HostBuilds, releases), ReleaseTitle(releases, want))
+	fix := fmt.Sprintf("no node runs %s: add a %s pool", catalog.BuildNames(need.HostBuilds), ReleaseTitle(catalog, want))
 	var retag []string
 	for _, b := range clusterBuilds {
-		if name := ReleaseName(releases, b); name != "" && !slices.Contains(retag, name) {
+		if name := catalog.ReleaseName(b); name != "" && !slices.Contains(retag, name) {
 			retag = append(retag, name)
 		}
 	}
@@ -122,45 +122,14 @@ func PoolName(pool, os, build string) string {
 }
 
 // ReleaseTitle names the release of a build as people do: Windows Server
-// 2019 for an LTSC build, else the build and its token.
-func ReleaseTitle(releases []windows.Release, build string) string {
-	name := ReleaseName(releases, build)
-	if year, ok := strings.CutPrefix(strings.ToLower(name), "ltsc"); ok {
+// 2019 for an LTSC build, else the build and its token (catalog.ReleaseName).
+func ReleaseTitle(catalog *windows.Catalog, build string) string {
+	name := catalog.ReleaseName(build)
+	if year, ok := windows.LTSCYear(name); ok {
 		return "Windows Server " + year
 	}
 	if name != "" {
 		return fmt.Sprintf("Windows %s (%s)", name, build)
 	}
 	return "Windows " + build
-}
-
-// ReleaseName names a build by the release token that stands for it
-// (ltsc2019 for 10.0.17763), preferring an LTSC token; "" when none does.
-func ReleaseName(releases []windows.Release, build string) string {
-	name := ""
-	for _, r := range releases {
-		if r.Build.String() != build {
-			continue
-		}
-		if strings.HasPrefix(strings.ToLower(r.Token), "ltsc") {
-			return r.Token
-		}
-		if name == "" {
-			name = r.Token
-		}
-	}
-	return name
-}
-
-// BuildNames lists builds with their release names: "10.0.17763
-// (ltsc2019)".
-func BuildNames(builds []string, releases []windows.Release) string {
-	parts := make([]string, len(builds))
-	for i, b := range builds {
-		parts[i] = b
-		if name := ReleaseName(releases, b); name != "" {
-			parts[i] += " (" + name + ")"
-		}
-	}
-	return strings.Join(parts, ", ")
 }

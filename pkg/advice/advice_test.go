@@ -24,9 +24,9 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
-// releases are the built-in releases and one an administrator added
+// catalog is the built-in releases and one an administrator added
 // (extraReleases), spelled in capitals as an administrator may.
-func releases(t *testing.T) []windows.Release {
+func catalog(t *testing.T) *windows.Catalog {
 	t.Helper()
 	build, ok := windows.ParseBuild("10.0.30000")
 	if !ok {
@@ -36,7 +36,7 @@ func releases(t *testing.T) []windows.Release {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c.Releases()
+	return c
 }
 
 // TestConflictFix: every kind of conflict that a pod can fix has its
@@ -112,10 +112,10 @@ func TestMissingPool(t *testing.T) {
 			need: advice.Need{OS: "windows", HostBuilds: []string{"10.0.17763"}, FromTag: true}, clusterBuilds: []string{"10.0.99999"},
 			want: "no node runs 10.0.17763 (ltsc2019): add a Windows Server 2019 pool"},
 	}
-	rs := releases(t)
+	c := catalog(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := advice.MissingPool(tt.need, rs, tt.clusterBuilds); got != tt.want {
+			if got := advice.MissingPool(tt.need, c, tt.clusterBuilds); got != tt.want {
 				t.Errorf("MissingPool(%+v, %q)\n got %q\nwant %q", tt.need, tt.clusterBuilds, got, tt.want)
 			}
 		})
@@ -162,45 +162,26 @@ func TestPoolName(t *testing.T) {
 	}
 }
 
-// TestReleaseNames: a build by its release token, an LTSC one first,
-// as a title, and in a list.
-func TestReleaseNames(t *testing.T) {
-	rs := releases(t)
+// TestReleaseTitle: a build by its release, as people name it: Windows
+// Server and the year of an LTSC release (windows.Catalog.ReleaseName
+// prefers an LTSC token), else its token and the build.
+func TestReleaseTitle(t *testing.T) {
+	c := catalog(t)
 	tests := []struct {
-		build, name, title string
+		build, title string
 	}{
-		{build: "10.0.14393", name: "ltsc2016", title: "Windows Server 2016"},
-		{build: "10.0.17763", name: "ltsc2019", title: "Windows Server 2019"}, // 1809 is listed first
-		{build: "10.0.16299", name: "1709", title: "Windows 1709 (10.0.16299)"},
-		{build: "10.0.19042", name: "20H2", title: "Windows 20H2 (10.0.19042)"}, // and 2009
-		{build: "10.0.25398", name: "23H2", title: "Windows 23H2 (10.0.25398)"}, // a host-only release
-		{build: "10.0.26100", name: "ltsc2025", title: "Windows Server 2025"},
-		{build: "10.0.30000", name: "LTSC2031", title: "Windows Server 2031"},
-		{build: "10.0.99999", name: "", title: "Windows 10.0.99999"},
+		{build: "10.0.14393", title: "Windows Server 2016"},
+		{build: "10.0.17763", title: "Windows Server 2019"}, // 1809 is listed first
+		{build: "10.0.16299", title: "Windows 1709 (10.0.16299)"},
+		{build: "10.0.19042", title: "Windows 20H2 (10.0.19042)"}, // and 2009
+		{build: "10.0.25398", title: "Windows 23H2 (10.0.25398)"}, // a host-only release
+		{build: "10.0.26100", title: "Windows Server 2025"},
+		{build: "10.0.30000", title: "Windows Server 2031"},
+		{build: "10.0.99999", title: "Windows 10.0.99999"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.build, func(t *testing.T) {
-			if got := advice.ReleaseName(rs, tt.build); got != tt.name {
-				t.Errorf("ReleaseName(%q) = %q, want %q", tt.build, got, tt.name)
-			}
-			if got := advice.ReleaseTitle(rs, tt.build); got != tt.title {
-				t.Errorf("ReleaseTitle(%q) = %q, want %q", tt.build, got, tt.title)
-			}
-		})
-	}
-	if got := advice.ReleaseName(nil, "10.0.17763"); got != "" {
-		t.Errorf("ReleaseName without releases = %q, want none", got)
-	}
-	for _, tt := range []struct {
-		builds []string
-		want   string
-	}{
-		{nil, ""},
-		{[]string{"10.0.17763"}, "10.0.17763 (ltsc2019)"},
-		{[]string{"10.0.17763", "10.0.99999", "10.0.20348"}, "10.0.17763 (ltsc2019), 10.0.99999, 10.0.20348 (ltsc2022)"},
-	} {
-		if got := advice.BuildNames(tt.builds, rs); got != tt.want {
-			t.Errorf("BuildNames(%q) = %q, want %q", tt.builds, got, tt.want)
+		if got := advice.ReleaseTitle(c, tt.build); got != tt.title {
+			t.Errorf("ReleaseTitle(%q) = %q, want %q", tt.build, got, tt.title)
 		}
 	}
 }

@@ -29,6 +29,7 @@ import (
 	v1helper "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
+	daemonutil "k8s.io/kubernetes/pkg/controller/daemon/util"
 
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
@@ -43,8 +44,8 @@ import (
 type DaemonSetReport struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
-	// OS is the OS its pods need ("" for any), decided as explain decides
-	// it for the template, RuntimeClass merged in as admission merges it.
+	// OS is the OS its pods need ("" for any): the decision on the
+	// template, its RuntimeClass merged in (mergeRuntimeClass).
 	OS     string   `json:"os"`
 	Images []string `json:"images,omitempty"`
 	// RuntimeClass is the template's, when it names one.
@@ -70,24 +71,32 @@ type DaemonSetReport struct {
 // Finding reports whether the DaemonSet needs a fix.
 func (r *DaemonSetReport) Finding() bool { return r.Wrong > 0 || r.NoWindowsNode }
 
-// daemonTolerations are those the DaemonSet controller adds to every pod
-// it creates (AddOrUpdateDaemonPodTolerations), so that a node's
+// daemonPlacement is what the DaemonSet controller places a template's
+// pods by: the template's required node affinity, and its tolerations with
+// those the controller adds to every pod it creates, so that a node's
 // condition taints do not keep its daemons off it.
-func daemonTolerations(spec *v1.PodSpec) []v1.Toleration {
-	out := slices.Clone(spec.Tolerations)
-	add := func(key string, effect v1.TaintEffect) {
-		out = append(out, v1.Toleration{Key: key, Operator: v1.TolerationOpExists, Effect: effect})
-	}
-	add(v1.TaintNodeNotReady, v1.TaintEffectNoExecute)
-	add(v1.TaintNodeUnreachable, v1.TaintEffectNoExecute)
-	add(v1.TaintNodeDiskPressure, v1.TaintEffectNoSchedule)
-	add(v1.TaintNodeMemoryPressure, v1.TaintEffectNoSchedule)
-	add(v1.TaintNodePIDPressure, v1.TaintEffectNoSchedule)
-	add(v1.TaintNodeUnschedulable, v1.TaintEffectNoSchedule)
-	if spec.HostNetwork {
-		add(v1.TaintNodeNetworkUnavailable, v1.TaintEffectNoSchedule)
-	}
-	return out
+type daemonPlacement struct {
+	affinity    nodeaffinity.RequiredNodeAffinity
+	tolerations []v1.Toleration
+}
+
+func newDaemonPlacement(template *v1.Pod) daemonPlacement {
+	// AddOrUpdateDaemonPodTolerations gives spec a new list of
+	// tolerations; it never writes into the template's.
+	spec := template.Spec
+	daemonutil.AddOrUpdateDaemonPodTolerations(&spec)
+	return daemonPlacement{affinity: nodeaffinity.GetRequiredNodeAffinity(template), tolerations: spec.Tolerations}
+}
+
+// daemonPlaces is the DaemonSet controller's test of a node (its
+// predicates, which Kubernetes does not export): whether the template's
+// required node affinity matches n, a parse error being no match, and
+// whether its tolerations tolerate every taint of n that repels a daemon.
+// The controller places a pod where both hold.
+func (e *Explainer) daemonPlaces(p daemonPlacement, n *v1.Node) (matches, tolerated bool) {
+	matches, _ = p.affinity.Match(n)
+	_, untolerated := v1helper.FindMatchingUntoleratedTaint(klog.Background(), n.Spec.Taints, p.tolerations, repels, e.TaintComparisonOperators)
+	return matches, !untolerated
 }
 
 // repels is the DaemonSet controller's taint filter: only NoSchedule and
@@ -96,8 +105,8 @@ func repels(t *v1.Taint) bool {
 	return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
 }
 
-// JudgeDaemonSet places a DaemonSet's template as the controller does on
-// e.Nodes, and judges every node it picks by the decision; for a DaemonSet
+// JudgeDaemonSet places a DaemonSet's template on e.Nodes by the
+// controller's rules (daemonPlaces), and judges every node it picks by the decision; for a DaemonSet
 // of Windows pods, it says what keeps it off the Windows nodes when none
 // gets a pod. The fix is a merge patch of the template: an OS (and build)
 // nodeSelector for the wrong nodes, tolerations of the taints the Windows
@@ -132,8 +141,7 @@ func (e *Explainer) JudgeDaemonSet(ctx context.Context, t Template) (*DaemonSetR
 		r.Why = d.Conflict()
 	}
 
-	affinity := nodeaffinity.GetRequiredNodeAffinity(template)
-	tolerations := daemonTolerations(&template.Spec)
+	placement := newDaemonPlacement(template)
 	wrong := map[string]int{}
 	var wrongOS, wrongBuild bool
 	var windowsNodes, windowsRun, selectorOff, buildOff int
@@ -150,9 +158,8 @@ func (e *Explainer) JudgeDaemonSet(ctx context.Context, t Template) (*DaemonSetR
 				buildOff++
 			}
 		}
-		match, _ := affinity.Match(n)
-		_, untolerated := v1helper.FindMatchingUntoleratedTaint(klog.Background(), n.Spec.Taints, tolerations, repels, e.TaintComparisonOperators)
-		if match && !untolerated {
+		match, tolerated := e.daemonPlaces(placement, n)
+		if match && tolerated {
 			r.Nodes++
 			if !fits {
 				r.Wrong++
@@ -175,7 +182,7 @@ func (e *Explainer) JudgeDaemonSet(ctx context.Context, t Template) (*DaemonSetR
 			// The node would run it but for taints: every one of them
 			// it does not tolerate, for the fix.
 			for _, nt := range n.Spec.Taints {
-				if repels(&nt) && !v1helper.TolerationsTolerateTaint(klog.Background(), tolerations, &nt, e.TaintComparisonOperators) &&
+				if repels(&nt) && !v1helper.TolerationsTolerateTaint(klog.Background(), placement.tolerations, &nt, e.TaintComparisonOperators) &&
 					!slices.ContainsFunc(taints, func(have v1.Taint) bool { return have.MatchTaint(&nt) && have.Value == nt.Value }) {
 					taints = append(taints, nt)
 				}
@@ -240,7 +247,7 @@ func (e *Explainer) JudgeDaemonSet(ctx context.Context, t Template) (*DaemonSetR
 			why = append(why, "it reaches no Windows node: its own nodeSelector or affinity excludes every Windows node of a build it runs")
 		case buildOff > 0:
 			hosts, _ := e.hostBuilds(d)
-			why = append(why, fmt.Sprintf("it reaches no Windows node: no Windows node is of a build its images run (%s)", orAny(buildNames(hosts, e.Releases))))
+			why = append(why, fmt.Sprintf("it reaches no Windows node: no Windows node is of a build its images run (%s)", orAny(e.Decider.Catalog().BuildNames(hosts))))
 		}
 		if rc != nil && rc.Scheduling != nil {
 			for k, v := range rc.Scheduling.NodeSelector {

@@ -67,7 +67,7 @@ func TestExplainDaemonSet(t *testing.T) {
 				t.Fatalf("daemonSet detail %v, want %v", got, tt.wantDetail)
 			}
 			var out bytes.Buffer
-			if err := WriteText(&out, r, e.Releases); err != nil {
+			if err := WriteText(&out, r, e.Decider.Catalog()); err != nil {
 				t.Fatal(err)
 			}
 			fix := `kubectl -n monitoring patch daemonset node-exporter --type merge -p '{"spec":{"template":{"spec":{"nodeSelector":{"kubernetes.io/os":"linux"}}}}}'`

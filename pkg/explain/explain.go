@@ -25,7 +25,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 
-	"github.com/windows-aware/windows-aware/pkg/advice"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
@@ -43,17 +42,14 @@ type Explainer struct {
 	TaintComparisonOperators bool
 	// Profile is the profile's schedulerName.
 	Profile string
-	// Releases are the Windows releases the profile knows (the built-in
-	// ones and the args' extraReleases): the names builds are shown with.
-	Releases []windows.Release
 	// RuntimeClass finds the RuntimeClasses templates name; nil finds none.
 	RuntimeClass RuntimeClassLookup
 	// Nodes are the cluster's nodes; nil when no cluster was given.
 	Nodes []*v1.Node
-	// Facts, when set, are what registries list of the images, as the
-	// scheduler's imageResolution reads them; Resolve asks the registries
-	// about one pod's images first, and blocks until they answer. Without
-	// them, images are decided by their tags.
+	// Facts, when set, are what registries list of the images, under the
+	// profile's imageResolution; Resolve asks the registries about one
+	// pod's images first, and blocks until they answer. Without them,
+	// images are decided by their tags.
 	Facts   podneeds.Facts
 	Resolve func(ctx context.Context, pod *v1.Pod) error
 }
@@ -120,12 +116,8 @@ func (e *Explainer) explain(ctx context.Context, t Template, groups []NodePool) 
 		}
 	}
 
-	if e.Resolve != nil {
-		if err := e.Resolve(ctx, pod); err != nil {
-			tr.Unresolved = err.Error()
-		}
-	}
-	d := e.Decider.Decide(pod, e.Facts)
+	d, unresolved := e.decide(ctx, pod)
+	tr.Unresolved = unresolved
 	if d.Conflict() != "" {
 		tr.Conflict = &ConflictReport{Kind: string(d.ConflictKind()), Message: d.Conflict(), RejectedBy: RejectedByScheduler}
 		tr.HostProcess = d.HostProcess()
@@ -146,6 +138,18 @@ func (e *Explainer) explain(ctx context.Context, t Template, groups []NodePool) 
 	tr.Nodes = e.judgeNodes(d, pod, groups)
 	tr.Retiring = retiringOf(tr.Nodes)
 	return tr, nil
+}
+
+// decide asks the registries about the pod's images, when the explainer
+// resolves, and decides the pod; unresolved is why a registry did not
+// answer.
+func (e *Explainer) decide(ctx context.Context, pod *v1.Pod) (d *podneeds.Decision, unresolved string) {
+	if e.Resolve != nil {
+		if err := e.Resolve(ctx, pod); err != nil {
+			unresolved = err.Error()
+		}
+	}
+	return e.Decider.Decide(pod, e.Facts), unresolved
 }
 
 // osFrom says in words where the decision's OS came from.
@@ -209,10 +213,4 @@ func (e *Explainer) hostBuilds(d *podneeds.Decision) (builds []string, anyBuild 
 		builds = append(builds, b.String())
 	}
 	return builds, false
-}
-
-// ReleaseName names a build by the release token that stands for it
-// (ltsc2019 for 10.0.17763), preferring an LTSC token; "" when none does.
-func ReleaseName(releases []windows.Release, build string) string {
-	return advice.ReleaseName(releases, build)
 }

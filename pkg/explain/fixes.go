@@ -98,7 +98,7 @@ func (e *Explainer) missingPool(t *TemplateReport, n *NodeReport) string {
 	}
 	need := advice.Need{OS: t.OS, AnyBuild: t.AnyBuild, HostBuilds: t.HostBuilds, PreferredBuild: t.PreferredBuild,
 		FromTag: slices.ContainsFunc(t.Images, func(i ImageReport) bool { return i.Source == string(podneeds.SourceTag) })}
-	return advice.MissingPool(need, e.Releases, builds)
+	return advice.MissingPool(need, e.Decider.Catalog(), builds)
 }
 
 // poolName names a group's pool, or its platform when no pool label is set.

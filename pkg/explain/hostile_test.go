@@ -30,7 +30,7 @@ import (
 // upgrade-plan's table and markdown (a reason and a workload name) print
 // no control character that came in.
 func TestReportsEscapeWhatTenantsWrite(t *testing.T) {
-	releases := windows.KnownReleases
+	catalog := windows.DefaultCatalog()
 	for _, h := range fixture.HostileText {
 		r := &Report{Profile: "windows-aware", Templates: []TemplateReport{{
 			Source: "file" + h + ".yaml", Kind: "Deployment", Namespace: "team-a", Name: "web" + h,
@@ -41,7 +41,7 @@ func TestReportsEscapeWhatTenantsWrite(t *testing.T) {
 			Fixes:  []string{"set it" + h},
 		}}}
 		var text bytes.Buffer
-		if err := WriteText(&text, r, releases); err != nil {
+		if err := WriteText(&text, r, catalog); err != nil {
 			t.Fatal(err)
 		}
 		fixture.CheckPrintable(t, "explain's text", text.String())
@@ -52,11 +52,11 @@ func TestReportsEscapeWhatTenantsWrite(t *testing.T) {
 		}
 		p.Summary.Unknown = 1
 		var table, markdown bytes.Buffer
-		if err := WriteUpgradeTable(&table, p, releases); err != nil {
+		if err := WriteUpgradeTable(&table, p, catalog); err != nil {
 			t.Fatal(err)
 		}
 		fixture.CheckPrintable(t, "upgrade-plan's table", table.String())
-		if err := WriteUpgradeMarkdown(&markdown, p, releases); err != nil {
+		if err := WriteUpgradeMarkdown(&markdown, p, catalog); err != nil {
 			t.Fatal(err)
 		}
 		fixture.CheckPrintable(t, "upgrade-plan's markdown", markdown.String())

@@ -26,8 +26,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
 
-// NodePool is the nodes of one pool and platform, the platform as the
-// plugin reads it.
+// NodePool is the nodes of one pool and platform (podneeds.PlatformOf).
 type NodePool struct {
 	Pool     string
 	Platform podneeds.NodePlatform
@@ -56,30 +55,9 @@ func GroupNodes(nodes []*v1.Node) []NodePool {
 		groups[i].Nodes = append(groups[i].Nodes, n)
 	}
 	slices.SortFunc(groups, func(a, b NodePool) int {
-		return cmp.Or(
-			cmp.Compare(a.Platform.OS, b.Platform.OS),
-			compareBool(a.Platform.MalformedBuild, b.Platform.MalformedBuild),
-			compareBuilds(a.Platform.Build, b.Platform.Build),
-			cmp.Compare(a.Platform.Arch, b.Platform.Arch),
-			cmp.Compare(a.Pool, b.Pool),
-		)
+		return cmp.Or(a.Platform.Compare(b.Platform), cmp.Compare(a.Pool, b.Pool))
 	})
 	return groups
-}
-
-func compareBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
-}
-
-// compareBuilds orders builds by number, where they are numbers.
-func compareBuilds(a, b string) int {
-	return cmp.Or(cmp.Compare(len(a), len(b)), cmp.Compare(a, b))
 }
 
 // judgeNodes asks the decision about every node: its fit rule first, then

@@ -26,7 +26,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/windows-aware/windows-aware/pkg/advice"
 	"github.com/windows-aware/windows-aware/pkg/safetext"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
@@ -39,10 +38,10 @@ func WriteJSON(w io.Writer, r *Report) error {
 }
 
 // WriteText writes the report for people: one block per template.
-func WriteText(w io.Writer, r *Report, releases []windows.Release) error {
+func WriteText(w io.Writer, r *Report, catalog *windows.Catalog) error {
 	bw := bufio.NewWriter(w)
 	for _, t := range r.Templates {
-		writeTemplate(bw, &t, r, releases)
+		writeTemplate(bw, &t, r, catalog)
 		fmt.Fprintln(bw)
 	}
 	fmt.Fprintf(bw, "%d pod template(s), %d with a conflict", len(r.Templates), r.Conflicts)
@@ -71,7 +70,7 @@ func field(w io.Writer, label, format string, args ...any) {
 	fmt.Fprintf(w, "  %-10s %s\n", label, fmt.Sprintf(format, safetext.Args(args...)...))
 }
 
-func writeTemplate(w io.Writer, t *TemplateReport, r *Report, releases []windows.Release) {
+func writeTemplate(w io.Writer, t *TemplateReport, r *Report, catalog *windows.Catalog) {
 	name := t.Name
 	if t.Namespace != "" {
 		name = t.Namespace + "/" + name
@@ -119,7 +118,7 @@ func writeTemplate(w io.Writer, t *TemplateReport, r *Report, releases []windows
 	for _, img := range t.Images {
 		field(w, "image", "%s", img.Image)
 		if len(img.Builds) > 0 {
-			field(w, "", "needs build %s, from its %s", buildNames(img.Builds, releases), img.Source)
+			field(w, "", "needs build %s, from its %s", catalog.BuildNames(img.Builds), img.Source)
 		} else {
 			field(w, "", "a Windows image of no particular build, from its %s", img.Source)
 		}
@@ -131,7 +130,7 @@ func writeTemplate(w io.Writer, t *TemplateReport, r *Report, releases []windows
 	case t.AnyBuild:
 		field(w, "hosts", "any Windows build")
 	default:
-		hosts := buildNames(t.HostBuilds, releases)
+		hosts := catalog.BuildNames(t.HostBuilds)
 		if len(t.HostBuilds) > 1 && t.PreferredBuild != "" {
 			hosts += "; prefers " + t.PreferredBuild
 		}
@@ -160,7 +159,7 @@ func writeTemplate(w io.Writer, t *TemplateReport, r *Report, releases []windows
 		}
 		tw.Flush()
 	}
-	writeRetiring(w, t.Retiring, releases)
+	writeRetiring(w, t.Retiring, catalog)
 	writeFixes(w, t.Fixes)
 	writeDaemonSet(w, t.DaemonSet)
 }
@@ -170,11 +169,6 @@ func writeFixes(w io.Writer, fixes []string) {
 	for _, f := range fixes {
 		field(w, "fix", "%s", f)
 	}
-}
-
-// buildNames lists builds with their release names: "10.0.17763 (ltsc2019)".
-func buildNames(builds []string, releases []windows.Release) string {
-	return advice.BuildNames(builds, releases)
 }
 
 func labels(m map[string]string) string {

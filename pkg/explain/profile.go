@@ -41,5 +41,5 @@ func NewExplainer(_ context.Context, profile schedprofile.Profile) (*Explainer, 
 	}
 	gates := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
 	return &Explainer{Decider: decider, TaintComparisonOperators: gates.EnableTaintTolerationComparisonOperators,
-		Profile: profile.Name, Releases: decider.Catalog().Releases()}, nil
+		Profile: profile.Name}, nil
 }

@@ -84,7 +84,7 @@ func TestExplainShowsPublished(t *testing.T) {
 	}
 
 	var out bytes.Buffer
-	if err := WriteText(&out, report, e.Releases); err != nil {
+	if err := WriteText(&out, report, e.Decider.Catalog()); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range []string{

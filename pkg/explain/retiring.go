@@ -66,7 +66,7 @@ func retiringOf(nr *NodeReport) *RetiringReport {
 
 // StaysOnRetiring reports on a pod that runs on a retiring node: whether
 // it stays there because no other node runs it. It judges the pod against
-// e.Nodes as Explain does (groups are GroupNodes(e.Nodes)), from what the
+// the groups of e.Nodes (GroupNodes(e.Nodes)) by judgeNodes, from what the
 // decision knows, without asking registries.
 func (e *Explainer) StaysOnRetiring(_ context.Context, pod *v1.Pod, groups []NodePool) *RetiringReport {
 	d := e.Decider.Decide(pod, e.Facts)
@@ -77,20 +77,20 @@ func (e *Explainer) StaysOnRetiring(_ context.Context, pod *v1.Pod, groups []Nod
 }
 
 // WhyStays says in words why a pod stays on retiring nodes.
-func WhyStays(r *RetiringReport, releases []windows.Release) string {
+func WhyStays(r *RetiringReport, catalog *windows.Catalog) string {
 	if len(r.Builds) == 0 {
 		return fmt.Sprintf("only retiring nodes run it (%s=%s)", podneeds.LabelRetiring, podneeds.RetiringValue)
 	}
 	return fmt.Sprintf("only retiring nodes run it: every node of build %s that runs it is labelled %s=%s",
-		buildNames(r.Builds, releases), podneeds.LabelRetiring, podneeds.RetiringValue)
+		catalog.BuildNames(r.Builds), podneeds.LabelRetiring, podneeds.RetiringValue)
 }
 
 // writeRetiring says whether the pod leaves the retiring nodes or stays.
-func writeRetiring(w io.Writer, r *RetiringReport, releases []windows.Release) {
+func writeRetiring(w io.Writer, r *RetiringReport, catalog *windows.Catalog) {
 	switch {
 	case r == nil:
 	case r.Stays:
-		field(w, "retiring", "stays on the %d retiring node(s) that run it: %s; a node that is not retiring of a build that runs it, or images rebuilt for the new build, let it move", r.Fit, WhyStays(r, releases))
+		field(w, "retiring", "stays on the %d retiring node(s) that run it: %s; a node that is not retiring of a build that runs it, or images rebuilt for the new build, let it move", r.Fit, WhyStays(r, catalog))
 	default:
 		field(w, "retiring", "%d retiring node(s) run it too; Score prefers the %d that are not retiring", r.Fit, r.Others)
 	}

@@ -85,7 +85,7 @@ func TestExplainRetiring(t *testing.T) {
 				t.Errorf("StaysOnRetiring (-want +got):\n%s", diff)
 			}
 			var out bytes.Buffer
-			if err := WriteText(&out, r, e.Releases); err != nil {
+			if err := WriteText(&out, r, e.Decider.Catalog()); err != nil {
 				t.Fatal(err)
 			}
 			if got := strings.Contains(out.String(), "retiring "); got != (tt.want != nil) {

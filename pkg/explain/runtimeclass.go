@@ -26,9 +26,11 @@ import (
 )
 
 // mergeRuntimeClass merges a RuntimeClass's scheduling constraints into the
-// pod, as the RuntimeClass admission plugin does when the pod is created:
-// its nodeSelector into the pod's (the error, admission's rejection, when
-// they disagree on a key), its tolerations beside the pod's.
+// pod by the rule of Kubernetes' RuntimeClass admission plugin at the
+// pod's creation (its setScheduling, which Kubernetes does not export, on
+// the internal Pod type): its nodeSelector into the pod's (the error,
+// admission's rejection, when they disagree on a key), its tolerations
+// beside the pod's.
 func mergeRuntimeClass(pod *v1.Pod, rc *nodev1.RuntimeClass) error {
 	if rc.Scheduling == nil {
 		return nil

@@ -61,7 +61,7 @@ func (e *Explainer) PlanUpgrade(ctx context.Context, in UpgradeInput) (*UpgradeP
 	pe := *e
 	pe.RuntimeClass = onceEach(e.RuntimeClass)
 	e = &pe
-	plan := &UpgradePlan{Profile: e.Profile, Target: in.Target.String(), TargetRelease: ReleaseName(e.Releases, in.Target.String()),
+	plan := &UpgradePlan{Profile: e.Profile, Target: in.Target.String(), TargetRelease: e.Decider.Catalog().ReleaseName(in.Target.String()),
 		Pool: in.Pool, Moving: len(moving), From: buildsOf(moving), Nodes: len(in.Nodes), Workloads: []WorkloadPlan{}, Blocking: []PodPlan{},
 		Agents: []AgentCoverage{}}
 
@@ -303,7 +303,7 @@ func buildsOf(nodes []*v1.Node) []string {
 			builds = append(builds, b)
 		}
 	}
-	slices.SortFunc(builds, compareBuilds)
+	slices.SortFunc(builds, podneeds.CompareBuilds)
 	return builds
 }
 
@@ -325,10 +325,10 @@ func terminal(p *v1.Pod) bool {
 	return p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed
 }
 
-// decideFor is the decision on a pod or a template, as explain makes it:
-// a template's RuntimeClass merged in as its admission plugin would, and
-// the registries asked when the explainer resolves. unresolved is why a
-// registry did not answer.
+// decideFor is the decision on a pod or a template (decide), a
+// template's RuntimeClass merged in first (mergeRuntimeClass; a
+// RuntimeClass that cannot be read or merged is left out). unresolved is
+// why a registry did not answer.
 func (e *Explainer) decideFor(ctx context.Context, pod *v1.Pod, admitted bool) (d *podneeds.Decision, decided *v1.Pod, unresolved string) {
 	if name := pod.Spec.RuntimeClassName; !admitted && name != nil && *name != "" && e.RuntimeClass != nil {
 		if rc, err := e.RuntimeClass(ctx, *name); err == nil && rc != nil {
@@ -338,12 +338,8 @@ func (e *Explainer) decideFor(ctx context.Context, pod *v1.Pod, admitted bool) (
 			}
 		}
 	}
-	if e.Resolve != nil {
-		if err := e.Resolve(ctx, pod); err != nil {
-			unresolved = err.Error()
-		}
-	}
-	return e.Decider.Decide(pod, e.Facts), pod, unresolved
+	d, unresolved = e.decide(ctx, pod)
+	return d, pod, unresolved
 }
 
 // runsOnAny reports whether some node of the groups runs the pod: the
@@ -456,7 +452,7 @@ func (e *Explainer) rebuildReason(wp *WorkloadPlan) string {
 	var parts []string
 	for _, i := range wp.Images {
 		if i.Verdict == VerdictRebuild {
-			parts = append(parts, fmt.Sprintf("%s has %s only", i.Image, buildNames(i.Builds, e.Releases)))
+			parts = append(parts, fmt.Sprintf("%s has %s only", i.Image, e.Decider.Catalog().BuildNames(i.Builds)))
 		}
 	}
 	if len(parts) == 0 {

@@ -22,9 +22,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	v1helper "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
-	"k8s.io/klog/v2"
 
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 )
@@ -36,15 +34,14 @@ import (
 // node and the pod as admitted, RuntimeClass merged, admits the node.
 func (e *Explainer) coverage(ctx context.Context, w *Workload, wp *WorkloadPlan, d *podneeds.Decision, pod *v1.Pod, m *move) AgentCoverage {
 	a := AgentCoverage{Namespace: w.Namespace, Name: w.Name, Moving: len(m.moving)}
-	placement := nodeaffinity.GetRequiredNodeAffinity(w.Template)
+	placement := newDaemonPlacement(w.Template)
 	admitted := nodeaffinity.GetRequiredNodeAffinity(pod)
-	tolerations := daemonTolerations(&w.Template.Spec)
 	var placedAfter, imagesOff, runtimeClassOff int
 	for i := range m.moving {
-		if e.daemonRuns(d, placement, admitted, tolerations, m.moving[i]) == daemonRunning {
+		if e.daemonRuns(d, placement, admitted, m.moving[i]) == daemonRunning {
 			a.Before++
 		}
-		switch e.daemonRuns(d, placement, admitted, tolerations, m.simulated[i]) {
+		switch e.daemonRuns(d, placement, admitted, m.simulated[i]) {
 		case daemonRunning:
 			a.After++
 			placedAfter++
@@ -98,13 +95,10 @@ const (
 	daemonRuntimeClassOff
 )
 
-// daemonRuns places a DaemonSet's pod on a node as the controller does,
-// then says whether it runs there.
-func (e *Explainer) daemonRuns(d *podneeds.Decision, placement, admitted nodeaffinity.RequiredNodeAffinity, tolerations []v1.Toleration, n *v1.Node) daemonOutcome {
-	if match, _ := placement.Match(n); !match {
-		return daemonNotPlaced
-	}
-	if _, untolerated := v1helper.FindMatchingUntoleratedTaint(klog.Background(), n.Spec.Taints, tolerations, repels, e.TaintComparisonOperators); untolerated {
+// daemonRuns says whether the DaemonSet controller places a pod on a node
+// (daemonPlaces), and whether the pod runs there.
+func (e *Explainer) daemonRuns(d *podneeds.Decision, placement daemonPlacement, admitted nodeaffinity.RequiredNodeAffinity, n *v1.Node) daemonOutcome {
+	if match, tolerated := e.daemonPlaces(placement, n); !match || !tolerated {
 		return daemonNotPlaced
 	}
 	if fits, _ := d.RunsOn(n); !fits {

@@ -29,9 +29,9 @@ import (
 // WriteUpgradeTable writes an upgrade plan for people: the workloads and
 // their verdicts, the pods that block draining, the what-if of a pool, and
 // the counts.
-func WriteUpgradeTable(w io.Writer, p *UpgradePlan, releases []windows.Release) error {
+func WriteUpgradeTable(w io.Writer, p *UpgradePlan, catalog *windows.Catalog) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintln(bw, upgradeTitle(p, releases))
+	fmt.Fprintln(bw, upgradeTitle(p, catalog))
 	fmt.Fprintln(bw)
 	tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
 	if len(p.Workloads) == 0 {
@@ -39,7 +39,7 @@ func WriteUpgradeTable(w io.Writer, p *UpgradePlan, releases []windows.Release) 
 	} else {
 		fmt.Fprintln(tw, "WORKLOAD\tVERDICT\tPODS\tWHY")
 		for _, wp := range p.Workloads {
-			lines := verdictLines(&wp, releases)
+			lines := verdictLines(&wp, catalog)
 			fmt.Fprintf(tw, "%s %s/%s\t%s\t%d\t%s\n", safetext.Args(wp.Kind, wp.Namespace, wp.Name, wp.Verdict, wp.Pods, lines[0])...)
 			for _, l := range lines[1:] {
 				fmt.Fprintf(tw, "\t\t\t%s\n", safetext.Args(l)...)
@@ -77,7 +77,7 @@ func WriteUpgradeTable(w io.Writer, p *UpgradePlan, releases []windows.Release) 
 	}
 	if wi := p.WhatIf; wi != nil {
 		fmt.Fprintln(bw)
-		writeWhatIf(bw, wi, releases)
+		writeWhatIf(bw, wi, catalog)
 	}
 	fmt.Fprintln(bw)
 	writeSummaryText(bw, p)
@@ -92,21 +92,21 @@ func WriteUpgradeTable(w io.Writer, p *UpgradePlan, releases []windows.Release) 
 }
 
 // upgradeTitle says what moves where.
-func upgradeTitle(p *UpgradePlan, releases []windows.Release) string {
+func upgradeTitle(p *UpgradePlan, catalog *windows.Catalog) string {
 	what := "every Windows node of an older build"
 	if p.Pool != "" {
 		what = "pool " + p.Pool
 	}
 	from := "none"
 	if len(p.From) > 0 {
-		from = buildNames(p.From, releases)
+		from = catalog.BuildNames(p.From)
 	}
 	return fmt.Sprintf("Upgrade of %s to %s: %d node(s) move, from %s; profile %s; %d node(s)",
-		what, buildNames([]string{p.Target}, releases), p.Moving, from, p.Profile, p.Nodes)
+		what, catalog.BuildNames([]string{p.Target}), p.Moving, from, p.Profile, p.Nodes)
 }
 
 // verdictLines say why a workload has its verdict, an image a line.
-func verdictLines(wp *WorkloadPlan, releases []windows.Release) []string {
+func verdictLines(wp *WorkloadPlan, catalog *windows.Catalog) []string {
 	var lines []string
 	switch wp.Verdict {
 	case VerdictReady:
@@ -116,7 +116,7 @@ func verdictLines(wp *WorkloadPlan, releases []windows.Release) []string {
 			if i.Verdict != VerdictRebuild {
 				continue
 			}
-			line := fmt.Sprintf("%s has %s only", i.Image, buildNames(i.Builds, releases))
+			line := fmt.Sprintf("%s has %s only", i.Image, catalog.BuildNames(i.Builds))
 			if i.SiblingTag != "" {
 				line += ": use " + i.SiblingTag
 			} else {
@@ -150,8 +150,8 @@ func sourceWords(source string) string {
 	return strings.Join(parts, " and ")
 }
 
-func writeWhatIf(w io.Writer, wi *WhatIf, releases []windows.Release) {
-	fmt.Fprintf(w, "What if pool %s (%d node(s), %s) becomes %s:\n", wi.Pool, wi.Nodes, buildNames(wi.From, releases), buildNames([]string{wi.To}, releases))
+func writeWhatIf(w io.Writer, wi *WhatIf, catalog *windows.Catalog) {
+	fmt.Fprintf(w, "What if pool %s (%d node(s), %s) becomes %s:\n", wi.Pool, wi.Nodes, catalog.BuildNames(wi.From), catalog.BuildNames([]string{wi.To}))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	if len(wi.Breaks) == 0 {
 		fmt.Fprintln(tw, "  no pod running there breaks")
@@ -208,9 +208,9 @@ func writeSummaryText(w io.Writer, p *UpgradePlan) {
 // WriteUpgradeMarkdown writes the plan as a change request's section:
 // what moves, the counts per verdict and namespace, what to rebuild, what
 // blocks draining.
-func WriteUpgradeMarkdown(w io.Writer, p *UpgradePlan, releases []windows.Release) error {
+func WriteUpgradeMarkdown(w io.Writer, p *UpgradePlan, catalog *windows.Catalog) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "### %s\n\n", upgradeTitle(p, releases))
+	fmt.Fprintf(bw, "### %s\n\n", upgradeTitle(p, catalog))
 	s := &p.Summary
 	fmt.Fprintf(bw, "%s.\n\n", markdownEscape(summaryLine(p)))
 	if len(s.Namespaces) > 0 {
@@ -231,7 +231,7 @@ func WriteUpgradeMarkdown(w io.Writer, p *UpgradePlan, releases []windows.Releas
 				fmt.Fprintf(bw, "**%s**\n\n", map[Verdict]string{VerdictRebuild: "Need a rebuild", VerdictRetarget: "To retarget", VerdictNowhere: "Run nowhere", VerdictUnknown: "Unknown"}[v])
 				first = false
 			}
-			fmt.Fprintf(bw, "- %s %s: %s\n", markdownEscape(wp.Kind), safetext.CodeSpan(wp.Namespace+"/"+wp.Name), markdownEscape(strings.Join(verdictLines(&wp, releases), "; ")))
+			fmt.Fprintf(bw, "- %s %s: %s\n", markdownEscape(wp.Kind), safetext.CodeSpan(wp.Namespace+"/"+wp.Name), markdownEscape(strings.Join(verdictLines(&wp, catalog), "; ")))
 			writeMarkdownFixes(bw, wp.Fixes)
 		}
 		if !first {
@@ -261,7 +261,7 @@ func WriteUpgradeMarkdown(w io.Writer, p *UpgradePlan, releases []windows.Releas
 	}
 	if wi := p.WhatIf; wi != nil {
 		fmt.Fprintf(bw, "**What if pool %s becomes %s**: %d running pod(s) break, %d stranded, %d pending pod(s) start landing there.\n",
-			markdownEscape(wi.Pool), buildNames([]string{wi.To}, releases), len(wi.Breaks), len(wi.Stranded), len(wi.Lands))
+			markdownEscape(wi.Pool), catalog.BuildNames([]string{wi.To}), len(wi.Breaks), len(wi.Stranded), len(wi.Lands))
 		for _, b := range wi.Breaks {
 			fmt.Fprintf(bw, "- breaks: %s on %s: %s\n", safetext.CodeSpan(b.Namespace+"/"+b.Name), safetext.CodeSpan(b.Node), markdownEscape(b.Reason))
 		}

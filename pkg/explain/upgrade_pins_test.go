@@ -379,7 +379,7 @@ func TestUpgradeMarkdownFixes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var md bytes.Buffer
-	if err := WriteUpgradeMarkdown(&md, plan, e.Releases); err != nil {
+	if err := WriteUpgradeMarkdown(&md, plan, e.Decider.Catalog()); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{

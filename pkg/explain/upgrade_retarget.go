@@ -28,6 +28,7 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/windows-aware/windows-aware/pkg/windows"
 	"github.com/windows-aware/windows-aware/pkg/workloadkind"
 )
 
@@ -203,11 +204,15 @@ func (e *Explainer) retargetedRuntimeClass(rc *nodev1.RuntimeClass, to map[strin
 
 // yearOf is the release year a build or AKS OS SKU value names, by the
 // profile's release names: 10.0.20348 (ltsc2022) and Windows2022 give
-// 2022; "" for another value.
+// 2022; a build no LTSC release names gives its release's token in lower
+// case (10.0.25398, 23h2), and another value "".
 func (e *Explainer) yearOf(value string) string {
 	if y, ok := strings.CutPrefix(value, "Windows"); ok && y != "" {
 		return strings.ToLower(y)
 	}
-	y, _ := strings.CutPrefix(strings.ToLower(ReleaseName(e.Releases, value)), "ltsc")
-	return y
+	name := e.Decider.Catalog().ReleaseName(value)
+	if y, ok := windows.LTSCYear(name); ok {
+		return y
+	}
+	return strings.ToLower(name)
 }

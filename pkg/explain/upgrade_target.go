@@ -25,10 +25,11 @@ import (
 
 // ParseTarget reads the Windows build an upgrade moves to, as people name
 // it: a year (2025), a release token of the tag table (ltsc2025, 23H2), or
-// the build itself (10.0.26100). Only builds the releases know are
-// targets: a build no token names has no images of its own and no
+// the build itself (10.0.26100). Only builds the catalog's releases know
+// are targets: a build no token names has no images of its own and no
 // sibling tags, and a typo (2031) must not plan an upgrade to nowhere.
-func ParseTarget(s string, releases []windows.Release) (windows.Build, error) {
+func ParseTarget(s string, catalog *windows.Catalog) (windows.Build, error) {
+	releases := catalog.Releases()
 	want := strings.TrimSpace(s)
 	if b, ok := windows.ParseBuild(want); ok {
 		for _, r := range releases {
@@ -45,20 +46,21 @@ func ParseTarget(s string, releases []windows.Release) (windows.Build, error) {
 		}
 	}
 	return windows.Build{}, fmt.Errorf("--to %q: no Windows release of that name or build in the tag table (known: %s); "+
-		"a release that ships later is added to the scheduler's args as an extraReleases entry", s, knownTargets(releases))
+		"a release that ships later is added to the scheduler's args as an extraReleases entry", s, knownTargets(catalog))
 }
 
-// knownTargets lists the LTSC releases and host-only releases, newest
-// first, as a user would type them.
-func knownTargets(releases []windows.Release) string {
+// knownTargets lists the catalog's LTSC releases and host-only releases,
+// newest first, as a user would type them.
+func knownTargets(catalog *windows.Catalog) string {
 	var names []string
-	for _, r := range releases {
+	for _, r := range catalog.Releases() {
 		name := r.Token
-		if year, ok := strings.CutPrefix(strings.ToLower(name), "ltsc"); ok {
+		year, ltsc := windows.LTSCYear(r.Token)
+		if ltsc {
 			name = year
 		}
 		entry := fmt.Sprintf("%s (%s)", name, r.Build)
-		if !slices.Contains(names, entry) && (strings.HasPrefix(strings.ToLower(r.Token), "ltsc") || isHostOnly(r)) {
+		if !slices.Contains(names, entry) && (ltsc || isHostOnly(r)) {
 			names = append(names, entry)
 		}
 	}

@@ -120,7 +120,7 @@ func testExplainer(t testing.TB) *Explainer {
 
 func build(t testing.TB, s string) windows.Build {
 	t.Helper()
-	b, err := ParseTarget(s, windows.DefaultCatalog().Releases())
+	b, err := ParseTarget(s, windows.DefaultCatalog())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,10 +276,10 @@ func TestPlanUpgradeSummaryAndOutput(t *testing.T) {
 		t.Errorf("summary (-want +got):\n%s", diff)
 	}
 	var table, md bytes.Buffer
-	if err := WriteUpgradeTable(&table, plan, e.Releases); err != nil {
+	if err := WriteUpgradeTable(&table, plan, e.Decider.Catalog()); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteUpgradeMarkdown(&md, plan, e.Releases); err != nil {
+	if err := WriteUpgradeMarkdown(&md, plan, e.Decider.Catalog()); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -331,7 +331,7 @@ func TestParseTarget(t *testing.T) {
 		{in: "2031", wantErr: `--to "2031": no Windows release of that name or build in the tag table (known: 23H2 (10.0.25398), 2025 (10.0.26100), 2022 (10.0.20348)`},
 		{in: "10.0.99999", wantErr: "no Windows release of that name or build"},
 	} {
-		b, err := ParseTarget(tt.in, windows.DefaultCatalog().Releases())
+		b, err := ParseTarget(tt.in, windows.DefaultCatalog())
 		switch {
 		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
 			t.Errorf("ParseTarget(%q): error %v, want %q", tt.in, err, tt.wantErr)

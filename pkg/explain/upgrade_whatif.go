@@ -132,7 +132,7 @@ func (e *Explainer) breakReason(d *podneeds.Decision, reason string, target wind
 				builds = append(builds, p.Version.Build.String())
 			}
 		}
-		parts = append(parts, fmt.Sprintf("%s has %s, which %s does not run", img.Ref, buildNames(builds, e.Releases), buildNames([]string{target.String()}, e.Releases)))
+		parts = append(parts, fmt.Sprintf("%s has %s, which %s does not run", img.Ref, e.Decider.Catalog().BuildNames(builds), e.Decider.Catalog().BuildNames([]string{target.String()})))
 	}
 	if len(parts) == 0 {
 		return reason
@@ -146,7 +146,7 @@ func (e *Explainer) breakReason(d *podneeds.Decision, reason string, target wind
 // move rewrites it; all else is theirs. The nodes themselves are not
 // changed.
 func (e *Explainer) Simulate(nodes []*v1.Node, target windows.Build) []*v1.Node {
-	sku := inventory.AKSWindowsSKU(ReleaseName(e.Releases, target.String()))
+	sku := inventory.AKSWindowsSKU(e.Decider.Catalog().ReleaseName(target.String()))
 	out := make([]*v1.Node, len(nodes))
 	for i, n := range nodes {
 		sim := *n

@@ -135,7 +135,7 @@ func (f *Facts) PlatformsOf(pod *v1.Pod, ref string) (podneeds.Listing, bool, er
 // secrets), else nothing. It never asks and never fails: a failure, a
 // refusal or facts past tagTTL, which nothing refreshes for such a pod,
 // are as nothing known, and the tag decides. An image past the pod's
-// MaxImagesPerPod is not read, as PlatformsOf reads none. Like the cache
+// MaxImagesPerPod (Resolvable) is not read. Like the cache
 // lookup, it allocates nothing but for a pod that names pull secrets when
 // podPullSecrets is on.
 func (f *Facts) KnownPlatformsOf(pod *v1.Pod, ref string) (podneeds.Listing, bool) {

@@ -188,7 +188,8 @@ func (c *cache) roomForScope(key, namespace string) bool {
 
 // removeUnpinned removes the entry of es (in insertion order) that
 // nobody waits on and, among those, preferably one not read since the
-// last sweep, as evict does; false when all are pinned.
+// last sweep (one that evict too would not spare); false when all are
+// pinned.
 func (c *cache) removeUnpinned(es []*entry) bool {
 	var victim *entry
 	for _, e := range es {

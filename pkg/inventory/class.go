@@ -96,27 +96,13 @@ func newClass(key classKey, node *v1.Node) *Class {
 	return c
 }
 
-// compareClasses orders classes as explain orders node groups: Linux
-// first, then Windows by build, malformed build labels last; then by
-// architecture and pool.
+// compareClasses orders classes by platform (NodePlatform.Compare: Linux
+// first, then Windows by build, malformed build labels last), then by
+// pool and taints.
 func compareClasses(a, b *Class) int {
 	return cmp.Or(
-		cmp.Compare(a.Platform.OS, b.Platform.OS),
-		compareBool(a.Platform.MalformedBuild, b.Platform.MalformedBuild),
-		cmp.Compare(len(a.Platform.Build), len(b.Platform.Build)),
-		cmp.Compare(a.Platform.Build, b.Platform.Build),
-		cmp.Compare(a.Platform.Arch, b.Platform.Arch),
+		a.Platform.Compare(b.Platform),
 		cmp.Compare(a.Pool, b.Pool),
 		cmp.Compare(len(a.Taints), len(b.Taints)),
 	)
-}
-
-func compareBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
 }

@@ -57,9 +57,9 @@ type Verdict struct {
 func (v *Verdict) Runs() bool { return v.Fit > 0 || len(v.NodePools) > 0 }
 
 // Judge says where a pod of decision d, which has no conflict, can run.
-// osToleration grants the pod the decision's implicit OS toleration, as
-// the profile's scheduler does for its own pods. It costs one verdict per
-// class and NodePool.
+// osToleration, set for a pod of the profile, whose scheduler grants its
+// own pods the decision's implicit OS toleration, grants it here too. It
+// costs one verdict per class and NodePool.
 func (s *Snapshot) Judge(d *podneeds.Decision, pod *v1.Pod, osToleration bool) Verdict {
 	var v Verdict
 	var implicit *podneeds.OSToleration
@@ -111,7 +111,7 @@ func (v *Verdict) repelled(pool string, t *v1.Taint) {
 }
 
 // PoolName names a class's pool, or its platform when no pool label is
-// set (advice.PoolName: explain names pools the same way).
+// set, by advice.PoolName.
 func PoolName(c *Class) string { return advice.PoolName(c.Pool, c.Platform.OS, c.Platform.Build) }
 
 // runs reports whether the pool makes nodes that run a pod of decision d,

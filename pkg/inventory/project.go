@@ -17,11 +17,11 @@ limitations under the License.
 package inventory
 
 import (
-	"strings"
-
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
 // PoolLabels are the labels that name a node's pool, in the order they are
@@ -50,8 +50,8 @@ const LabelAKSOSSKU = "kubernetes.azure.com/os-sku"
 // release's pools, from its release token (ltsc2025: Windows2025); "" for
 // a token that names no LTSC release.
 func AKSWindowsSKU(token string) string {
-	year, ok := strings.CutPrefix(strings.ToLower(token), "ltsc")
-	if !ok || year == "" {
+	year, _ := windows.LTSCYear(token)
+	if year == "" {
 		return ""
 	}
 	return "Windows" + year

@@ -49,14 +49,14 @@ type ExplainOptions struct {
 
 // Run explains and returns the exit status.
 func (o *ExplainOptions) Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) int {
-	report, releases, err := o.explain(ctx, stdin, stderr)
+	report, catalog, err := o.explain(ctx, stdin, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %s\n", safetext.Text(err.Error()))
 		return ExitError
 	}
 	switch o.Output {
 	case OutputText:
-		err = explain.WriteText(stdout, report, releases)
+		err = explain.WriteText(stdout, report, catalog)
 	default:
 		err = writeStructured(stdout, o.Output, report)
 	}
@@ -70,7 +70,7 @@ func (o *ExplainOptions) Run(ctx context.Context, stdin io.Reader, stdout, stder
 	return 0
 }
 
-func (o *ExplainOptions) explain(ctx context.Context, stdin io.Reader, stderr io.Writer) (*explain.Report, []windows.Release, error) {
+func (o *ExplainOptions) explain(ctx context.Context, stdin io.Reader, stderr io.Writer) (*explain.Report, *windows.Catalog, error) {
 	if err := checkOutput(o.Output); err != nil {
 		return nil, nil, err
 	}
@@ -129,5 +129,5 @@ func (o *ExplainOptions) explain(ctx context.Context, stdin io.Reader, stderr io
 		return nil, nil, err
 	}
 	report.Skipped = append(skipped, others...)
-	return report, explainer.Releases, nil
+	return report, explainer.Decider.Catalog(), nil
 }

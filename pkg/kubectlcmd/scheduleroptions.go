@@ -28,9 +28,9 @@ import (
 
 // SchedulerOptions say which scheduler's args decide and how their
 // registries are asked: the part of explain's and upgrade-plan's options
-// they share, with one set of flags. status has no flag for them: its
-// zero SchedulerOptions find the chart's ConfigMap as explain does
-// without flags.
+// they share, with one set of flags. status has no flag for them: it
+// reads the zero SchedulerOptions, which find the chart's ConfigMap,
+// explain's choice without flags.
 type SchedulerOptions struct {
 	// Config is a KubeSchedulerConfiguration file; ConfigMap names one in
 	// the cluster (NAMESPACE/NAME). With neither, the chart's ConfigMap in

@@ -50,7 +50,7 @@ func readStatus(ctx context.Context, client kubernetes.Interface, ns string, sin
 	if err != nil {
 		return nil, err
 	}
-	s.Pools = pools(nodes, e.Releases)
+	s.Pools = pools(nodes, e.Decider.Catalog())
 	if s.Retiring, err = readRetiring(ctx, e, client, ns, nodes); err != nil {
 		return nil, err
 	}
@@ -110,9 +110,9 @@ func readStatus(ctx context.Context, client kubernetes.Interface, ns string, sin
 	return s, nil
 }
 
-// statusExplainer is the decision of the scheduler's profile, as explain
-// finds it without flags (the chart's ConfigMap, SchedulerOptions' zero
-// value), else of the default args, on nodes.
+// statusExplainer is the decision of the scheduler's profile that
+// SchedulerOptions' zero value finds (the chart's ConfigMap, explain's
+// without flags), else of the default args, on nodes.
 func statusExplainer(ctx context.Context, client kubernetes.Interface, nodes []*v1.Node) (*explain.Explainer, error) {
 	cluster := &explain.Cluster{Client: client}
 	profile, _, err := (&SchedulerOptions{}).profile(ctx, cluster, io.Discard)
@@ -131,7 +131,7 @@ func statusExplainer(ctx context.Context, client kubernetes.Interface, nodes []*
 }
 
 // readRetiring counts the retiring nodes and judges the pods on them by
-// the scheduler's profile (as explain finds it): those that no node but a
+// the scheduler's profile (statusExplainer): those that no node but a
 // retiring one runs stay. Nil when no node is retiring.
 func readRetiring(ctx context.Context, e *explain.Explainer, client kubernetes.Interface, ns string, nodes []*v1.Node) (*RetiringStatus, error) {
 	onRetiring := map[string]bool{}
@@ -154,7 +154,7 @@ func readRetiring(ctx context.Context, e *explain.Explainer, client kubernetes.I
 		}
 		r.Pods++
 		if rr := e.StaysOnRetiring(ctx, pod, groups); rr != nil && rr.Stays {
-			r.Staying = append(r.Staying, StayingPod{Namespace: pod.Namespace, Name: pod.Name, Node: pod.Spec.NodeName, Why: explain.WhyStays(rr, e.Releases)})
+			r.Staying = append(r.Staying, StayingPod{Namespace: pod.Namespace, Name: pod.Name, Node: pod.Spec.NodeName, Why: explain.WhyStays(rr, e.Decider.Catalog())})
 		}
 		return nil
 	})
@@ -204,13 +204,13 @@ func lastSeen(ev *v1.Event) metav1.Time {
 	return ev.CreationTimestamp
 }
 
-// pools counts the nodes of each pool and platform, as explain groups
-// them, naming builds by the profile's releases (its extraReleases too).
-func pools(nodes []*v1.Node, releases []windows.Release) []PoolStatus {
+// pools counts the nodes of each pool and platform (explain.GroupNodes),
+// naming builds by the profile's catalog (its extraReleases too).
+func pools(nodes []*v1.Node, catalog *windows.Catalog) []PoolStatus {
 	var out []PoolStatus
 	for _, g := range explain.GroupNodes(nodes) {
 		p := PoolStatus{Pool: g.Pool, OS: g.Platform.OS, Build: g.Platform.Build, Arch: g.Platform.Arch, Nodes: len(g.Nodes),
-			Release: explain.ReleaseName(releases, g.Platform.Build)}
+			Release: catalog.ReleaseName(g.Platform.Build)}
 		for _, n := range g.Nodes {
 			if ready(n) {
 				p.Ready++

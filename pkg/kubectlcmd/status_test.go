@@ -234,10 +234,10 @@ func TestPoolsNameTheProfilesReleases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := pools(nodes, catalog.Releases()); len(got) != 1 || got[0].Release != "ltsc2028" {
+	if got := pools(nodes, catalog); len(got) != 1 || got[0].Release != "ltsc2028" {
 		t.Errorf("pools = %+v, want one pool of release ltsc2028", got)
 	}
-	if got := pools(nodes, windows.DefaultCatalog().Releases()); len(got) != 1 || got[0].Release != "" {
+	if got := pools(nodes, windows.DefaultCatalog()); len(got) != 1 || got[0].Release != "" {
 		t.Errorf("pools without the extra release = %+v, want the build unnamed", got)
 	}
 }

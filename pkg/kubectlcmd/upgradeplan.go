@@ -38,8 +38,8 @@ const (
 )
 
 // UpgradePlanOptions are what upgrade-plan is asked. The scheduler's
-// configuration and the registries are found and asked as explain finds
-// and asks them (SchedulerOptions).
+// configuration and the registries are found and asked by
+// SchedulerOptions, explain's.
 type UpgradePlanOptions struct {
 	SchedulerOptions
 	// To is the target: 2025, ltsc2025 or 10.0.26100.
@@ -134,9 +134,9 @@ func (o *UpgradePlanOptions) run(ctx context.Context, client kubernetes.Interfac
 	}
 	switch o.Output {
 	case OutputTable:
-		err = explain.WriteUpgradeTable(stdout, plan, explainer.Releases)
+		err = explain.WriteUpgradeTable(stdout, plan, explainer.Decider.Catalog())
 	case OutputMarkdown:
-		err = explain.WriteUpgradeMarkdown(stdout, plan, explainer.Releases)
+		err = explain.WriteUpgradeMarkdown(stdout, plan, explainer.Decider.Catalog())
 	default:
 		err = writeStructured(stdout, o.Output, plan)
 	}
@@ -167,7 +167,7 @@ func (o *UpgradePlanOptions) plan(ctx context.Context, client kubernetes.Interfa
 	if err != nil {
 		return nil, nil, err
 	}
-	target, err := explain.ParseTarget(o.To, explainer.Releases)
+	target, err := explain.ParseTarget(o.To, explainer.Decider.Catalog())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -254,6 +254,31 @@ func TestPlatformOf(t *testing.T) {
 	}
 }
 
+// TestNodePlatformCompare: the reports list platforms Linux first, then
+// Windows builds oldest first by number, a malformed build label last,
+// and each by architecture.
+func TestNodePlatformCompare(t *testing.T) {
+	sorted := []podneeds.NodePlatform{
+		{OS: "linux", Arch: "amd64"},
+		{OS: "linux", Arch: "arm64"},
+		{OS: "windows", Arch: "amd64"},
+		{OS: "windows", Arch: "amd64", Build: "10.0.17763"},
+		{OS: "windows", Arch: "amd64", Build: "10.0.20348"},
+		{OS: "windows", Arch: "arm64", Build: "10.0.20348"},
+		{OS: "windows", Arch: "amd64", Build: "10.0.100000"},
+		{OS: "windows", Arch: "amd64", Build: "banana", MalformedBuild: true},
+	}
+	got := slices.Clone(sorted)
+	slices.Reverse(got)
+	slices.SortFunc(got, podneeds.NodePlatform.Compare)
+	if diff := cmp.Diff(sorted, got); diff != "" {
+		t.Errorf("sorted by Compare (-want +got):\n%s", diff)
+	}
+	if c := podneeds.CompareBuilds("10.0.9999", "10.0.17763"); c >= 0 {
+		t.Errorf("CompareBuilds(10.0.9999, 10.0.17763) = %d, want the older first", c)
+	}
+}
+
 func TestTaintsRepel(t *testing.T) {
 	dr := decider(t)
 	gpu := v1.Taint{Key: "gpu", Value: "true", Effect: v1.TaintEffectNoSchedule}

@@ -17,6 +17,8 @@ limitations under the License.
 package podneeds
 
 import (
+	"cmp"
+
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/windows-aware/windows-aware/pkg/windows"
@@ -84,7 +86,36 @@ type NodePlatform struct {
 	MalformedBuild bool
 }
 
-// PlatformOf reads a node's platform as HostOf does.
+// Compare orders platforms as the reports list them: by OS (linux before
+// windows), a malformed build label after the builds of its OS, builds
+// oldest first (CompareBuilds), then by architecture.
+func (p NodePlatform) Compare(o NodePlatform) int {
+	return cmp.Or(
+		cmp.Compare(p.OS, o.OS),
+		compareBool(p.MalformedBuild, o.MalformedBuild),
+		CompareBuilds(p.Build, o.Build),
+		cmp.Compare(p.Arch, o.Arch),
+	)
+}
+
+// CompareBuilds orders builds as the node label spells them by number,
+// where they are numbers: 10.0.17763 before 10.0.20348.
+func CompareBuilds(a, b string) int {
+	return cmp.Or(cmp.Compare(len(a), len(b)), cmp.Compare(a, b))
+}
+
+// compareBool orders false before true.
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// PlatformOf is a node's platform, from its HostOf.
 func PlatformOf(node *v1.Node) NodePlatform {
 	h := HostOf(node)
 	p := NodePlatform{OS: h.OS, Arch: h.Arch}

@@ -43,10 +43,9 @@ const LabelEnforce = "windows-aware.x-k8s.io/enforce"
 // decides as the profile's scheduler does, by tags alone unless Facts are
 // given, and judges the nodes of an inventory, one verdict per class.
 type Warner struct {
-	profile  string
-	decider  *podneeds.Decider
-	releases []windows.Release
-	nodes    Inventory
+	profile string
+	decider *podneeds.Decider
+	nodes   Inventory
 	// facts, when set, are what registries told of images, looked up and
 	// never asked: they are read for every pod, whatever it declares, so
 	// that a pod that says it is Linux but whose image its registry lists
@@ -82,7 +81,7 @@ func NewWarner(profile string, args *config.WindowsAwareArgs, nodes Inventory, f
 	if err != nil {
 		return nil, fmt.Errorf("profile %q: %w", profile, err)
 	}
-	w := &Warner{profile: profile, decider: decider, releases: decider.Catalog().Releases(), nodes: nodes}
+	w := &Warner{profile: profile, decider: decider, nodes: nodes}
 	if facts != nil {
 		w.facts = knownFacts{facts}
 	}
@@ -122,7 +121,7 @@ func (w *Warner) Warnings(subject string, pod *v1.Pod) []string {
 	if len(v.TaintedPools) > 0 {
 		fixes = append(fixes, advice.TaintFix(joinNames(v.TaintedPools), v.Taints))
 	} else {
-		fixes = append(fixes, advice.MissingPool(w.needOf(d), w.releases, v.WindowsBuilds))
+		fixes = append(fixes, advice.MissingPool(w.needOf(d), w.decider.Catalog(), v.WindowsBuilds))
 	}
 	summary := fmt.Sprintf("%s runs on none of the cluster's %d node(s)", subject, s.Nodes)
 	if len(s.NodePools) > 0 {

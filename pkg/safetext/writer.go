@@ -21,11 +21,12 @@ import (
 	"io"
 )
 
-// NewWriter returns a writer to w that escapes, as Text does, every C0
-// control byte but newline and tab, DEL, and the C1 controls as UTF-8
-// writes them (U+0080 to U+009F, some terminals' 8-bit CSI among them),
-// and passes every other byte as it is. Structured output (JSON, YAML)
-// passes unchanged: their encoders escape control characters already.
+// NewWriter returns a writer to w that escapes every C0 control byte but
+// newline and tab, and DEL, in the \x1b form, and the C1 controls as
+// UTF-8 writes them (U+0080 to U+009F, some terminals' 8-bit CSI among
+// them) in the \u009b form, and passes every other byte as it is.
+// Structured output (JSON, YAML) passes unchanged: their encoders escape
+// control characters already.
 func NewWriter(w io.Writer) io.Writer { return &writer{w: w} }
 
 type writer struct {

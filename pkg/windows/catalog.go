@@ -94,6 +94,9 @@ type Catalog struct {
 	hosts map[Build]bool
 	// extra are the releases NewCatalog was given, for Releases.
 	extra []Release
+	// names are the builds' release names (ReleaseName), keyed by the
+	// build as the node label spells it.
+	names map[string]string
 }
 
 // NewCatalog returns a catalog of KnownReleases and extra. An extra entry may
@@ -128,14 +131,14 @@ func NewCatalog(extra []Release) (*Catalog, error) {
 		c.hosts[r.Build] = true
 	}
 	c.extra = slices.Clone(extra)
+	c.names = releaseNames(c.Releases())
 	return c, nil
 }
 
 // Releases are the releases builds are named by, in the order a name is
 // looked for: KnownReleases, HostOnlyReleases, then the extra releases of
 // the catalog (an administrator's, for releases newer than this binary).
-// The reports (explain, status, upgrade-plan, the webhook's warnings) name
-// builds by them; the caller may keep the slice.
+// ReleaseName names builds by them; the caller may keep the slice.
 func (c *Catalog) Releases() []Release {
 	return slices.Concat(KnownReleases, HostOnlyReleases, c.extra)
 }

@@ -150,7 +150,7 @@ var pathWindowsWords = map[string]bool{
 // It is an error for the reference not to parse (ErrReferenceTooLong,
 // unread, past MaxReferenceLength), and a *ConflictingTagError for the
 // reference to name two different builds. The errors quote the reference
-// as QuoteReference does.
+// with QuoteReference.
 func (c *Catalog) ImageOf(ref string) (Image, error) {
 	if len(ref) > MaxReferenceLength {
 		return Image{}, &referenceError{ref: ref, err: ErrReferenceTooLong}

@@ -47,7 +47,7 @@ const (
 )
 
 // referenceError is ImageOf's error for a reference that does not parse:
-// the reference quoted as QuoteReference does, and the parser's error,
+// the reference quoted by QuoteReference, and the parser's error,
 // which it wraps, in words escaped and cut, since they may quote the
 // reference's name as it is.
 type referenceError struct {

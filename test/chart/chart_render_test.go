@@ -35,6 +35,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/windows-aware/windows-aware/internal/helmtest"
 	"github.com/windows-aware/windows-aware/internal/manifest"
 )
 
@@ -47,34 +48,6 @@ const (
 	besideNamespace = "kube-system"
 )
 
-// requireHelmEnv, when set, turns a missing helm into a failure: make
-// verify-chart sets it, so that CI cannot pass by skipping.
-const requireHelmEnv = "WINDOWS_AWARE_REQUIRE_HELM"
-
-// helmBinary returns the helm to run: $HELM, else bin/tools/helm of the
-// repository (hack/build-tools.sh helm), else helm on PATH. Without one the
-// test is skipped, unless requireHelmEnv is set.
-func helmBinary(t *testing.T) string {
-	t.Helper()
-	if h := os.Getenv("HELM"); h != "" {
-		return h
-	}
-	if h, err := filepath.Abs("../../bin/tools/helm"); err == nil {
-		if _, err := os.Stat(h); err == nil {
-			return h
-		}
-	}
-	if h, err := exec.LookPath("helm"); err == nil {
-		return h
-	}
-	msg := "helm is not built: run `hack/build-tools.sh helm` (or `make verify-chart`) to check the chart"
-	if os.Getenv(requireHelmEnv) != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
-
 // helmTemplate renders the chart as `helm template` does, with the values
 // files (YAML texts) given, under besideRelease in namespace.
 func helmTemplate(t *testing.T, namespace string, values ...string) ([]byte, error) {
@@ -86,7 +59,7 @@ func helmTemplate(t *testing.T, namespace string, values ...string) ([]byte, err
 // returning its standard output, on failure too.
 func helmRun(t *testing.T, args []string, values ...string) ([]byte, error) {
 	t.Helper()
-	helm := helmBinary(t)
+	helm := helmtest.Binary(t, "(or `make verify-chart`) to check the chart")
 	args = append([]string(nil), args...)
 	// Not t.TempDir(): helm splits --values at commas, which test names
 	// may hold.

@@ -202,7 +202,7 @@ func (res *resolution) activate(key string) {
 	res.handle.Activate(klog.Background(), map[string]*v1.Pod{key: pod})
 }
 
-// preFilterFacts are the facts as PreFilter reads them: it asks the
+// preFilterFacts are the facts PreFilter reads: it asks the
 // resolver for what it does not know and records an Event for what the
 // registry could not tell (platformsOf), for pods in scope. Of the others
 // it reads what the cache already holds, and neither asks nor records
