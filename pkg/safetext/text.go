@@ -91,16 +91,7 @@ func Args(args ...any) []any {
 // as it is: a | stays a |.
 func CodeBlock(s, lang, indent string) string {
 	s = Text(s)
-	longest, run := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", max(3, longest+1))
+	fence := strings.Repeat("`", max(3, longestBackticks(s)+1))
 	return indent + fence + lang + "\n" + indent + s + "\n" + indent + fence + "\n"
 }
 
@@ -110,6 +101,16 @@ func CodeBlock(s, lang, indent string) string {
 // otherwise split at even inside a span.
 func CodeSpan(s string) string {
 	s = strings.ReplaceAll(Text(s), "|", `\|`)
+	fence := strings.Repeat("`", longestBackticks(s)+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || s == "" {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// longestBackticks is the length of the longest run of backticks in s: a
+// markdown fence one longer is never ended by s.
+func longestBackticks(s string) int {
 	longest, run := 0, 0
 	for _, r := range s {
 		if r == '`' {
@@ -119,9 +120,5 @@ func CodeSpan(s string) string {
 			run = 0
 		}
 	}
-	fence := strings.Repeat("`", longest+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || s == "" {
-		s = " " + s + " "
-	}
-	return fence + s + fence
+	return longest
 }
