@@ -35,6 +35,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/manifest"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // retiring is an expression on the retiring label of publish mode's
@@ -72,7 +73,7 @@ func TestGatePolicyExpressions(t *testing.T) {
 			Annotations: map[string]string{publish.AnnotationPublished: `{"source":"spec","gatedOn":"web:1"}`}},
 		Spec: v1.PodSpec{
 			Containers:      []v1.Container{{Name: "web", Image: "registry.example.com/web:1"}},
-			SchedulingGates: []v1.PodSchedulingGate{{Name: publish.GatePlatform}, {Name: "example.com/other"}},
+			SchedulingGates: []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}, {Name: "example.com/other"}},
 			Tolerations:     []v1.Toleration{{Key: "existing", Operator: v1.TolerationOpExists}},
 		},
 	}

@@ -41,6 +41,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/reviewgate"
 	"github.com/windows-aware/windows-aware/pkg/schedprofile"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // options are the command's flags.
@@ -94,7 +95,7 @@ its replicas and renewed before they expire, whose CA it patches into its
 MutatingWebhookConfiguration.
 
 When the profile's imageResolution gates pods (the scheduling gate
-` + publish.GatePlatform + `), a second Deployment runs it with
+` + wellknown.GatePlatform + `), a second Deployment runs it with
 --webhook=false --ungate, under a ServiceAccount of its own: the replica that
 holds a Lease resolves the images of the gated pods, writes what their
 registries tell and removes the gate in one patch; after gateTimeout, or when

@@ -37,6 +37,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/schedprofile"
 	"github.com/windows-aware/windows-aware/pkg/ungate"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // ungateOptions configure the controller that removes the publish gate.
@@ -57,7 +58,7 @@ type ungateOptions struct {
 
 func (u *ungateOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&u.enabled, "ungate", false,
-		"when the profile's imageResolution gates pods, resolve their images and remove the gate "+publish.GatePlatform+" (on the replica that holds the Lease); "+
+		"when the profile's imageResolution gates pods, resolve their images and remove the gate "+wellknown.GatePlatform+" (on the replica that holds the Lease); "+
 			"with --webhook=false, under an identity apart from the webhook's")
 	fs.StringVar(&u.metricsAddress, "metrics-bind-address", "127.0.0.1:9444",
 		"with --webhook=false: the address of /healthz and /metrics over plain HTTP (loopback by default; empty for none)")

@@ -31,6 +31,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestUngateAll: the webhook configuration goes first, then the gate from
@@ -43,7 +44,7 @@ func TestUngateAll(t *testing.T) {
 			pod := &v1.Pod{
 				ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: "uid-web", ResourceVersion: "1",
 					Labels: map[string]string{publish.LabelGated: "true"}},
-				Spec: v1.PodSpec{SchedulingGates: []v1.PodSchedulingGate{{Name: "example.com/other"}, {Name: publish.GatePlatform}}},
+				Spec: v1.PodSpec{SchedulingGates: []v1.PodSchedulingGate{{Name: "example.com/other"}, {Name: wellknown.GatePlatform}}},
 			}
 			unlabelled := pod.DeepCopy()
 			unlabelled.Name, unlabelled.UID, unlabelled.Labels = "unlabelled", "uid-unlabelled", nil

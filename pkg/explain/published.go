@@ -24,6 +24,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // PublishedReport is what publish mode wrote into a live pod at its
@@ -69,7 +70,7 @@ func writePublished(w io.Writer, p *PublishedReport) {
 		parts = append(parts, "tolerations "+strings.Join(r.Tolerations, ", "))
 	}
 	if r.GatedOn != "" {
-		parts = append(parts, fmt.Sprintf("scheduling gate %s until the registry tells the platforms of image %s", publish.GatePlatform, r.GatedOn))
+		parts = append(parts, fmt.Sprintf("scheduling gate %s until the registry tells the platforms of image %s", wellknown.GatePlatform, r.GatedOn))
 	}
 	field(w, "published", "at creation, from the OS's source %s: %s", r.Source, strings.Join(parts, "; "))
 }

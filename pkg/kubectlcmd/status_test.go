@@ -32,6 +32,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -67,7 +68,7 @@ func TestStatus(t *testing.T) {
 		pooled("l1", "general", fixture.NodeOptions{}, true),
 		pooled("w1", "win2022", fixture.NodeOptions{OS: "windows", Build: "10.0.20348"}, true),
 		pooled("w2", "win2022", fixture.NodeOptions{OS: "windows", Build: "10.0.20348"}, false),
-		gated("held", publish.GatePlatform, now.Add(-time.Minute)),
+		gated("held", wellknown.GatePlatform, now.Add(-time.Minute)),
 		gated("released", "other.example.com/gate", now.Add(-time.Minute)),
 		event("e1", "held", "FailedScheduling", "Pod", 5*time.Minute),
 		event("e2", "held", "ImagePlatformsUnknown", "Pod", time.Minute),

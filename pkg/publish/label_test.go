@@ -27,6 +27,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestPublishLabelsTheGate: a pod that leaves Publish carrying the gate
@@ -40,7 +41,7 @@ func TestPublishLabelsTheGate(t *testing.T) {
 		a.ImageResolution.Registries = []config.RegistryHost{{Host: "mcr.microsoft.com"}}
 	}
 	gated := func(p *v1.Pod) *v1.Pod {
-		p.Spec.SchedulingGates = append(p.Spec.SchedulingGates, v1.PodSchedulingGate{Name: GatePlatform})
+		p.Spec.SchedulingGates = append(p.Spec.SchedulingGates, v1.PodSchedulingGate{Name: wellknown.GatePlatform})
 		return p
 	}
 	tests := []struct {

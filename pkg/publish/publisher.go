@@ -27,14 +27,9 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/apis/config/validation"
 	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
-
-// GatePlatform is the scheduling gate a pod gets at creation when the
-// scheduler would wait for a registry to tell its images' platforms: it
-// keeps autoscalers from acting on the pod before its constraints are
-// known, until the registry's answer is written in and the gate removed.
-const GatePlatform = "windows-aware.x-k8s.io/platform"
 
 // preferredWeight is the weight of the preferred term for the exact build:
 // the most a preference can weigh, as the exact build is what the
@@ -116,9 +111,10 @@ func (p *Publisher) Profile() string { return p.profile }
 // pod read from an informer. Nothing is written to a pod out of scope
 // (another scheduler's, bound, mirror, DaemonSet, opted out) or whose own
 // constraints contradict the decision, but for LabelGated on a pod that
-// arrives carrying GatePlatform without it: whatever else happens, a pod
-// that keeps the gate carries the label by which the gate remover finds
-// it (labelGated), so that the remover's watch of labelled pods sees it.
+// arrives carrying wellknown.GatePlatform without it: whatever else
+// happens, a pod that keeps the gate carries the label by which the gate
+// remover finds it (labelGated), so that the remover's watch of labelled
+// pods sees it.
 func (p *Publisher) Publish(pod *v1.Pod) (Record, Outcome) {
 	rec, outcome := p.publish(pod)
 	labelGated(pod)
@@ -144,7 +140,7 @@ func (p *Publisher) publish(pod *v1.Pod) (Record, Outcome) {
 		}
 	}
 	if waits && !Gated(pod) {
-		pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, v1.PodSchedulingGate{Name: GatePlatform})
+		pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, v1.PodSchedulingGate{Name: wellknown.GatePlatform})
 		rec.GatedOn = gatedOn
 	}
 	if rec.Empty() {

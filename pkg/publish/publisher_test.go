@@ -28,6 +28,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 const (
@@ -285,14 +286,14 @@ func TestPublish(t *testing.T) {
 			pod:             podOf("mcr.microsoft.com/windows/servercore:latest"),
 			wantSelector:    map[string]string{v1.LabelOSStable: "windows"},
 			wantTolerations: winTolerations,
-			wantGates:       []v1.PodSchedulingGate{{Name: GatePlatform}},
+			wantGates:       []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}},
 			wantRecord:      Record{Source: "tag", OS: "windows", Tolerations: tolerationStrings(winTolerations), GatedOn: "mcr.microsoft.com/windows/servercore:latest"},
 		},
 		{
 			name: "registry resolution of undeclared pods: gated, and the default OS not written", outcome: OutcomeGated,
 			args:       []func(*config.WindowsAwareArgs){registry(config.ResolutionUndeclared)},
 			pod:        podOf("contoso.azurecr.io/web:1.4.2"),
-			wantGates:  []v1.PodSchedulingGate{{Name: GatePlatform}},
+			wantGates:  []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}},
 			wantRecord: Record{Source: "default", GatedOn: "contoso.azurecr.io/web:1.4.2"},
 		},
 		{

@@ -45,7 +45,7 @@ type Record struct {
 	// labelled windows-aware.x-k8s.io/retiring=true was added.
 	AvoidsRetiring bool `json:"avoidsRetiring,omitempty"`
 	// GatedOn is the image whose registry the pod waits for, when the
-	// scheduling gate GatePlatform was added.
+	// scheduling gate wellknown.GatePlatform was added.
 	GatedOn string `json:"gatedOn,omitempty"`
 	// Fallback is the onFailure policy (TagRules or Reject) under which
 	// the gate was removed, when the registry did not tell the platforms

@@ -24,6 +24,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // stayingTerm is the preferred term publish mode writes for the nodes that
@@ -98,7 +99,7 @@ func TestPublishPrefersStaying(t *testing.T) {
 // pod it need not gate (its admission policy lets it add one of each).
 func TestUngateWritesStayingTerm(t *testing.T) {
 	pod := with(podOf(img2022), func(p *v1.Pod) {
-		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: GatePlatform}}
+		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}}
 	})
 	rec, outcome, _ := newPublisher(t).Ungate(pod, nil)
 	if outcome != OutcomeStamped || !rec.AvoidsRetiring {

@@ -28,13 +28,14 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
-// LabelGated marks, with the value "true", a pod that carries GatePlatform,
-// so that the controller that removes the gate watches those pods alone
-// (a label selector) and not every pod of the cluster; a gated pod without
-// it waits for that controller's periodic list of every pod. It is removed
-// with the gate.
+// LabelGated marks, with the value "true", a pod that carries
+// wellknown.GatePlatform, so that the controller that removes the gate
+// watches those pods alone (a label selector) and not every pod of the
+// cluster; a gated pod without it waits for that controller's periodic
+// list of every pod. It is removed with the gate.
 const LabelGated = "windows-aware.x-k8s.io/gated"
 
 // NewResolving returns a Publisher, as New does, whose decisions read the
@@ -67,17 +68,18 @@ func (p *Publisher) GateTimeout() time.Duration { return p.resolution.GateTimeou
 // OnFailure is the policy applied to a pod whose registry did not tell.
 func (p *Publisher) OnFailure() string { return p.resolution.OnFailure }
 
-// Gated reports whether the pod carries GatePlatform.
+// Gated reports whether the pod carries wellknown.GatePlatform.
 func Gated(pod *v1.Pod) bool {
 	return slices.ContainsFunc(pod.Spec.SchedulingGates, isPlatformGate)
 }
 
-func isPlatformGate(g v1.PodSchedulingGate) bool { return g.Name == GatePlatform }
+func isPlatformGate(g v1.PodSchedulingGate) bool { return g.Name == wellknown.GatePlatform }
 
-// labelGated sets LabelGated on a pod that carries GatePlatform, in place.
-// The label goes wherever the gate is: a pod created with the gate already
-// (by hand, by a tool that copies a gated pod's spec) would otherwise be
-// found only by the gate remover's periodic list of every pod.
+// labelGated sets LabelGated on a pod that carries wellknown.GatePlatform,
+// in place. The label goes wherever the gate is: a pod created with the
+// gate already (by hand, by a tool that copies a gated pod's spec) would
+// otherwise be found only by the gate remover's periodic list of every
+// pod.
 func labelGated(pod *v1.Pod) {
 	if !Gated(pod) || pod.Labels[LabelGated] == "true" {
 		return
@@ -88,10 +90,10 @@ func labelGated(pod *v1.Pod) {
 	pod.Labels[LabelGated] = "true"
 }
 
-// Ungate removes GatePlatform (and LabelGated) from a gated pod, in place,
-// and writes what the profile decides now that the registries were asked
-// (Resolve), so that a single update of the pod does both. resolveErr is
-// what Resolve returned: when the registry did not tell, the decision is
+// Ungate removes wellknown.GatePlatform (and LabelGated) from a gated pod, in
+// place, and writes what the profile decides now that the registries were
+// asked (Resolve), so that a single update of the pod does both. resolveErr
+// is what Resolve returned: when the registry did not tell, the decision is
 // onFailure's (the tag rules; under Reject nothing is written and the
 // scheduler keeps the pod unschedulable, naming the image), and the record
 // says so.
@@ -157,10 +159,10 @@ func (p *Publisher) Ungate(pod *v1.Pod, resolveErr error) (rec Record, outcome O
 	return rec, OutcomeStamped, ""
 }
 
-// RemoveGate removes GatePlatform and LabelGated from the pod, in place,
-// and nothing else: the gate's removal when what Ungate writes was refused
-// (the scheduler's Filter places the pod right without it). It reports
-// whether the pod carried the gate; other gates stay, in their order.
+// RemoveGate removes wellknown.GatePlatform and LabelGated from the pod, in
+// place, and nothing else: the gate's removal when what Ungate writes was
+// refused (the scheduler's Filter places the pod right without it). It
+// reports whether the pod carried the gate; other gates stay, in their order.
 func RemoveGate(pod *v1.Pod) bool {
 	delete(pod.Labels, LabelGated)
 	if !Gated(pod) {

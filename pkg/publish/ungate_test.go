@@ -31,6 +31,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestUngate: the update that removes the gate writes what the registry
@@ -277,7 +278,7 @@ func validateUpdate(t *testing.T, newPod, oldPod *v1.Pod) []error {
 func TestValidateUpdateBites(t *testing.T) {
 	gated := with(podOf("contoso.azurecr.io/web:1.4.2"), func(p *v1.Pod) {
 		p.Namespace, p.ResourceVersion = "default", "1"
-		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: GatePlatform}}
+		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}}
 		p.Spec.NodeSelector = map[string]string{v1.LabelOSStable: "windows"}
 		p.Spec.Affinity = requiredTerms([]v1.NodeSelectorRequirement{zoneIs("a")})
 	})
@@ -313,7 +314,7 @@ func TestManualUngatePatch(t *testing.T) {
 	const manualPatch = `{"metadata":{"labels":{"windows-aware.x-k8s.io/gated":null}},"spec":{"schedulingGates":[{"$patch":"delete","name":"windows-aware.x-k8s.io/platform"}]}}`
 	pod := with(podOf("contoso.azurecr.io/web:1.4.2"), func(p *v1.Pod) {
 		p.Labels = map[string]string{LabelGated: "true", "app": "web"}
-		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/quota"}, {Name: GatePlatform}}
+		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/quota"}, {Name: wellknown.GatePlatform}}
 	})
 	before, err := json.Marshal(pod)
 	if err != nil {

@@ -30,6 +30,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // maxReportedErrors bounds the pods RemoveAll names in its error; the log
@@ -60,7 +61,7 @@ const (
 	removedNothing
 )
 
-// RemoveAll removes the scheduling gate publish.GatePlatform, and its
+// RemoveAll removes the scheduling gate wellknown.GatePlatform, and its
 // label, from every pod of the cluster that carries them, writing nothing
 // else: what uninstalling publish mode leaves behind, since with the gate
 // remover gone a gated pod would never be scheduled. The pod is then
@@ -110,7 +111,7 @@ func RemoveAll(ctx context.Context, client kubernetes.Interface, pageSize int64)
 		if res.Failed > len(errs) {
 			errs = append(errs, fmt.Errorf("and %d pods more (see the log)", res.Failed-len(errs)))
 		}
-		return res, fmt.Errorf("%d pods keep the scheduling gate %s: %w", res.Failed, publish.GatePlatform, errors.Join(errs...))
+		return res, fmt.Errorf("%d pods keep the scheduling gate %s: %w", res.Failed, wellknown.GatePlatform, errors.Join(errs...))
 	}
 	return res, nil
 }

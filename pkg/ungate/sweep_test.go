@@ -37,6 +37,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestSweep: pods that carry the gate without the label, which the watch
@@ -69,7 +70,7 @@ func TestSweep(t *testing.T) {
 		{name: "no label, between other gates: they stay", image: s.Ref("web:1.4.2"), wantBuilds: "10.0.17763",
 			change: func(p *v1.Pod) {
 				withoutLabel(p)
-				p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/first"}, {Name: publish.GatePlatform}, {Name: "example.com/last"}}
+				p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/first"}, {Name: wellknown.GatePlatform}, {Name: "example.com/last"}}
 			},
 			wantGates: []string{"example.com/first", "example.com/last"}},
 		{name: "no label, no such image: the tags decide, one Warning Event", image: s.Ref("missing:1"), change: withoutLabel,

@@ -32,6 +32,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // Event reasons of the controller. A registry that did not tell gets the
@@ -108,17 +109,17 @@ func (c *Controller) ungate(ctx context.Context, pod *v1.Pod, resolveErr error) 
 	case OutcomeRefused:
 		c.recorder.Eventf(a.updated, nil, v1.EventTypeWarning, EventPublishRefused, "Ungate",
 			"the API server refused the constraints publishing writes (%v); removed the scheduling gate %s alone, the scheduler still places the pod by its images",
-			a.refusal, publish.GatePlatform)
+			a.refusal, wellknown.GatePlatform)
 	case OutcomeFallback, OutcomeRejected:
 		action := "placing the pod by its image tags"
 		if result == OutcomeRejected {
 			action = "the scheduler keeps the pod unschedulable until the registry tells (onFailure: Reject)"
 		}
 		c.recorder.Eventf(a.updated, nil, v1.EventTypeWarning, EventImagePlatformsUnknown, "Ungate",
-			"could not read the platforms of %v; removed the scheduling gate %s, %s", c.describe(resolveErr), publish.GatePlatform, action)
+			"could not read the platforms of %v; removed the scheduling gate %s, %s", c.describe(resolveErr), wellknown.GatePlatform, action)
 	case OutcomeConflict:
 		c.recorder.Eventf(a.updated, nil, v1.EventTypeWarning, EventPlatformConflict, "Ungate",
-			"removed the scheduling gate %s without writing constraints: %s", publish.GatePlatform, a.conflict)
+			"removed the scheduling gate %s without writing constraints: %s", wellknown.GatePlatform, a.conflict)
 	}
 	return nil
 }

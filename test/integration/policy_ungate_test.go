@@ -29,6 +29,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestUngatePolicyOnlyItsJob holds the chart's admission policy for the
@@ -151,7 +152,7 @@ func TestUngatePolicyOnlyItsJob(t *testing.T) {
 func gatedPolicyPod(name string) *v1.Pod {
 	pod := newPod(name, "no-such-scheduler", "registry.example.com/web:1")
 	pod.Labels[publish.LabelGated] = "true"
-	pod.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: publish.GatePlatform}}
+	pod.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}}
 	pod.Spec.Tolerations = []v1.Toleration{{Key: "existing", Operator: v1.TolerationOpExists}}
 	return pod
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/registryserver"
 	"github.com/windows-aware/windows-aware/internal/testimage"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestUngatePolicy holds the shipped ValidatingAdmissionPolicy of
@@ -101,7 +102,7 @@ func TestUngatePolicy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			pod := newPod(fmt.Sprintf("policy-%d", i), "no-such-scheduler", "registry.example.com/web:1")
 			pod.Labels[publish.LabelGated] = "true"
-			pod.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: publish.GatePlatform}}
+			pod.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}}
 			if strings.Contains(tt.name, "another gate") {
 				pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, v1.PodSchedulingGate{Name: "example.com/other"})
 			}
@@ -277,7 +278,7 @@ func (e *env) waitUngatePolicy(kubeconfig string) {
 	client := e.clientOf(kubeconfig)
 	ns := e.namespace()
 	probe := newPod(fmt.Sprintf("ungate-policy-probe-%d", time.Now().UnixNano()%100000), "no-such-scheduler", "registry.example.com/probe:1")
-	probe.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: publish.GatePlatform}}
+	probe.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}}
 	if _, err := e.client.CoreV1().Pods(ns).Create(e.ctx, probe, metav1.CreateOptions{}); err != nil {
 		e.t.Fatal(err)
 	}

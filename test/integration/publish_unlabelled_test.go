@@ -32,6 +32,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/registryserver"
 	"github.com/windows-aware/windows-aware/internal/testimage"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestUngateUnlabelled: pods that carry the publish gate without its label,
@@ -165,7 +166,7 @@ func TestUngateUnlabelledLater(t *testing.T) {
 // already, without its label, as no webhook gates it.
 func gateCarrier(name, image string) *v1.Pod {
 	p := gatePod(name, image)
-	p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: publish.GatePlatform}}
+	p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}}
 	return p
 }
 
