@@ -69,7 +69,7 @@ func TestGatePolicyExpressions(t *testing.T) {
 	}
 	gated := &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "team-a",
-			Labels:      map[string]string{"app": "web", publish.LabelGated: "true"},
+			Labels:      map[string]string{"app": "web", wellknown.LabelGated: "true"},
 			Annotations: map[string]string{publish.AnnotationPublished: `{"source":"spec","gatedOn":"web:1"}`}},
 		Spec: v1.PodSpec{
 			Containers:      []v1.Container{{Name: "web", Image: "registry.example.com/web:1"}},

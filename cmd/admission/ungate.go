@@ -66,7 +66,7 @@ func (u *ungateOptions) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&u.timeout, "ungate-timeout", 0, "the longest a gated pod waits for its registry before onFailure applies (default: the profile's imageResolution.gateTimeout)")
 	fs.IntVar(&u.workers, "ungate-workers", ungate.DefaultWorkers, "gated pods worked on at once")
 	fs.DurationVar(&u.sweep, "ungate-sweep-period", ungate.DefaultSweep,
-		"how often every pod is listed, a page at a time, for pods that carry the gate without the label "+publish.LabelGated+" (besides once when the Lease is taken)")
+		"how often every pod is listed, a page at a time, for pods that carry the gate without the label "+wellknown.LabelGated+" (besides once when the Lease is taken)")
 	fs.StringVar(&u.leaseNamespace, "leader-elect-resource-namespace", "", "namespace of the Lease held by the replica that removes gates (default: $POD_NAMESPACE, else kube-system)")
 	fs.StringVar(&u.leaseName, "leader-elect-resource-name", "windows-aware-publish-ungate", "name of that Lease")
 }

@@ -31,7 +31,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
-	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/ungate"
 	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
@@ -59,7 +58,7 @@ func newUngateAllCommand() *cobra.Command {
 		Use:   "ungate-all [--webhook-configuration NAME] [--kubeconfig FILE]",
 		Short: "Remove the publish gate from every pod that carries it (for uninstalling publish mode)",
 		Long: `Removes the scheduling gate ` + wellknown.GatePlatform + ` and the label
-` + publish.LabelGated + ` from every pod of the cluster that carries them, and
+` + wellknown.LabelGated + ` from every pod of the cluster that carries them, and
 changes nothing else: other gates stay, and the constraints the gate waited
 for are not written. Each pod is then placed by the scheduler its
 schedulerName names. Uninstalling publish mode runs it (the chart's

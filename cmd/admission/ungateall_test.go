@@ -43,7 +43,7 @@ func TestUngateAll(t *testing.T) {
 		t.Run(map[bool]string{true: "webhook present", false: "webhook gone"}[present], func(t *testing.T) {
 			pod := &v1.Pod{
 				ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: "uid-web", ResourceVersion: "1",
-					Labels: map[string]string{publish.LabelGated: "true"}},
+					Labels: map[string]string{wellknown.LabelGated: "true"}},
 				Spec: v1.PodSpec{SchedulingGates: []v1.PodSchedulingGate{{Name: "example.com/other"}, {Name: wellknown.GatePlatform}}},
 			}
 			unlabelled := pod.DeepCopy()
@@ -78,7 +78,7 @@ func TestUngateAll(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if publish.Gated(got) || len(got.Spec.SchedulingGates) != 1 || got.Labels[publish.LabelGated] != "" {
+				if publish.Gated(got) || len(got.Spec.SchedulingGates) != 1 || got.Labels[wellknown.LabelGated] != "" {
 					t.Errorf("pod %s after: gates %v, labels %v; want the other gate alone, no label", name, got.Spec.SchedulingGates, got.Labels)
 				}
 			}

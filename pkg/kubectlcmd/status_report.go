@@ -69,7 +69,7 @@ type ChangedTag struct {
 	Last      metav1.Time `json:"last"`
 }
 
-// RetiringStatus is the nodes labelled podneeds.LabelRetiring and the pods
+// RetiringStatus is the nodes labelled wellknown.LabelRetiring and the pods
 // on them (of the namespace, or of every namespace with -A; DaemonSet pods,
 // which go with their nodes, and finished pods aside).
 type RetiringStatus struct {

@@ -30,8 +30,6 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
-	"github.com/windows-aware/windows-aware/pkg/podneeds"
-	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/wellknown"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
@@ -54,7 +52,7 @@ func TestStatus(t *testing.T) {
 	gated := func(name string, gate string, created time.Time) *v1.Pod {
 		p := fixture.Pod(name, "windows-aware", "example.com/app:1")
 		p.Namespace = "web"
-		p.Labels = map[string]string{publish.LabelGated: "true"}
+		p.Labels = map[string]string{wellknown.LabelGated: "true"}
 		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: gate}}
 		p.CreationTimestamp = metav1.NewTime(created)
 		return p
@@ -116,7 +114,7 @@ func TestStatus(t *testing.T) {
 // their nodes and the pods on them, and lists the pods no other node runs.
 func TestStatusRetiring(t *testing.T) {
 	retiring := func(n *v1.Node) *v1.Node {
-		n.Labels[podneeds.LabelRetiring] = podneeds.RetiringValue
+		n.Labels[wellknown.LabelRetiring] = wellknown.RetiringValue
 		return n
 	}
 	on := func(name, node, image string) *v1.Pod {

@@ -79,7 +79,7 @@ func TestAdmit(t *testing.T) {
 		{name: "create of another scheduler's pod that arrives gated and labelled", op: admissionv1.Create, outcome: OutcomeSkipped,
 			pod: with(fixture.Pod("p", "default-scheduler", img2019), func(p *v1.Pod) {
 				p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}}
-				p.Labels = map[string]string{LabelGated: "true"}
+				p.Labels = map[string]string{wellknown.LabelGated: "true"}
 			})},
 		{name: "update", op: admissionv1.Update, pod: podOf(img2019), outcome: OutcomeSkipped},
 		{name: "delete", op: admissionv1.Delete, pod: podOf(img2019), outcome: OutcomeSkipped},

@@ -106,15 +106,14 @@ func (p *Publisher) decide(pod *v1.Pod) *podneeds.Decision {
 // Profile is the schedulerName of the pods the publisher changes.
 func (p *Publisher) Profile() string { return p.profile }
 
-// Publish writes into pod, in place, what the profile decides about it,
-// only adding, and returns what it wrote and the outcome. Pass a copy of a
-// pod read from an informer. Nothing is written to a pod out of scope
-// (another scheduler's, bound, mirror, DaemonSet, opted out) or whose own
-// constraints contradict the decision, but for LabelGated on a pod that
-// arrives carrying wellknown.GatePlatform without it: whatever else
-// happens, a pod that keeps the gate carries the label by which the gate
-// remover finds it (labelGated), so that the remover's watch of labelled
-// pods sees it.
+// Publish writes into pod, in place, what the profile decides about it, only
+// adding, and returns what it wrote and the outcome. Pass a copy of a pod
+// read from an informer. Nothing is written to a pod out of scope (another
+// scheduler's, bound, mirror, DaemonSet, opted out) or whose own constraints
+// contradict the decision, but for wellknown.LabelGated on a pod that arrives
+// carrying wellknown.GatePlatform without it: whatever else happens, a pod
+// that keeps the gate carries the label by which the gate remover finds it
+// (labelGated), so that the remover's watch of labelled pods sees it.
 func (p *Publisher) Publish(pod *v1.Pod) (Record, Outcome) {
 	rec, outcome := p.publish(pod)
 	labelGated(pod)

@@ -261,7 +261,7 @@ func TestPublish(t *testing.T) {
 		},
 		{
 			name: "opted out", outcome: OutcomeSkipped,
-			pod: with(podOf(img2019), func(p *v1.Pod) { p.Labels = map[string]string{LabelPublish: "false"} }),
+			pod: with(podOf(img2019), func(p *v1.Pod) { p.Labels = map[string]string{wellknown.LabelPublish: "false"} }),
 		},
 		{
 			name: "a DaemonSet's pod", outcome: OutcomeSkipped,
@@ -333,7 +333,7 @@ func TestPublish(t *testing.T) {
 			}
 			if tt.wantGates != nil {
 				want.Spec.SchedulingGates = tt.wantGates
-				want.Labels = map[string]string{LabelGated: "true"}
+				want.Labels = map[string]string{wellknown.LabelGated: "true"}
 			}
 			if want.Annotations == nil {
 				want.Annotations = map[string]string{}

@@ -28,6 +28,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // AnnotationTemplate is the annotation in which a workload records what
@@ -170,11 +171,12 @@ func (p *Publisher) registryOnly(pod *v1.Pod, d *podneeds.Decision) string {
 }
 
 // templateOptedOut reports whether the workload, or the pods its template
-// makes, opt out with LabelOptIn=false or LabelPublish=false: the
-// pod-level opt-out wins over a namespace's or the cluster's opt-in.
+// makes, opt out with wellknown.LabelOptIn=false or
+// wellknown.LabelPublish=false: the pod-level opt-out wins over a namespace's
+// or the cluster's opt-in.
 func templateOptedOut(w workload, tmpl *v1.PodTemplateSpec) bool {
 	for _, labels := range []map[string]string{w.GetLabels(), tmpl.Labels} {
-		if labels[LabelOptIn] == "false" || labels[LabelPublish] == "false" {
+		if labels[wellknown.LabelOptIn] == "false" || labels[wellknown.LabelPublish] == "false" {
 			return true
 		}
 	}

@@ -28,6 +28,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // imgAgent is a third-party agent whose tag says nothing of its OS.
@@ -173,13 +174,13 @@ func TestPublishTemplate(t *testing.T) {
 			name: "the workload opts out (opt-in=false)", outcome: OutcomeSkipped,
 			workload: func() workload {
 				d := daemonSet(agentTemplate())
-				d.Labels = map[string]string{LabelOptIn: "false"}
+				d.Labels = map[string]string{wellknown.LabelOptIn: "false"}
 				return d
 			}(),
 		},
 		{
 			name: "its pods opt out (publish=false)", outcome: OutcomeSkipped,
-			workload: daemonSet(withTemplate(agentTemplate(), func(t *v1.PodTemplateSpec) { t.Labels[LabelPublish] = "false" })),
+			workload: daemonSet(withTemplate(agentTemplate(), func(t *v1.PodTemplateSpec) { t.Labels[wellknown.LabelPublish] = "false" })),
 		},
 		{
 			name: "a template that names its node", outcome: OutcomeSkipped,

@@ -31,13 +31,6 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
-// LabelGated marks, with the value "true", a pod that carries
-// wellknown.GatePlatform, so that the controller that removes the gate
-// watches those pods alone (a label selector) and not every pod of the
-// cluster; a gated pod without it waits for that controller's periodic
-// list of every pod. It is removed with the gate.
-const LabelGated = "windows-aware.x-k8s.io/gated"
-
 // NewResolving returns a Publisher, as New does, whose decisions read the
 // platforms the registries tell: it starts the image resolver of args
 // (until ctx ends), reading pull secrets with getSecret (nil for none).
@@ -75,28 +68,28 @@ func Gated(pod *v1.Pod) bool {
 
 func isPlatformGate(g v1.PodSchedulingGate) bool { return g.Name == wellknown.GatePlatform }
 
-// labelGated sets LabelGated on a pod that carries wellknown.GatePlatform,
-// in place. The label goes wherever the gate is: a pod created with the
-// gate already (by hand, by a tool that copies a gated pod's spec) would
-// otherwise be found only by the gate remover's periodic list of every
-// pod.
+// labelGated sets wellknown.LabelGated on a pod that carries
+// wellknown.GatePlatform, in place. The label goes wherever the gate is: a
+// pod created with the gate already (by hand, by a tool that copies a gated
+// pod's spec) would otherwise be found only by the gate remover's periodic
+// list of every pod.
 func labelGated(pod *v1.Pod) {
-	if !Gated(pod) || pod.Labels[LabelGated] == "true" {
+	if !Gated(pod) || pod.Labels[wellknown.LabelGated] == "true" {
 		return
 	}
 	if pod.Labels == nil {
 		pod.Labels = map[string]string{}
 	}
-	pod.Labels[LabelGated] = "true"
+	pod.Labels[wellknown.LabelGated] = "true"
 }
 
-// Ungate removes wellknown.GatePlatform (and LabelGated) from a gated pod, in
-// place, and writes what the profile decides now that the registries were
-// asked (Resolve), so that a single update of the pod does both. resolveErr
-// is what Resolve returned: when the registry did not tell, the decision is
-// onFailure's (the tag rules; under Reject nothing is written and the
-// scheduler keeps the pod unschedulable, naming the image), and the record
-// says so.
+// Ungate removes wellknown.GatePlatform (and wellknown.LabelGated) from a
+// gated pod, in place, and writes what the profile decides now that the
+// registries were asked (Resolve), so that a single update of the pod does
+// both. resolveErr is what Resolve returned: when the registry did not tell,
+// the decision is onFailure's (the tag rules; under Reject nothing is written
+// and the scheduler keeps the pod unschedulable, naming the image), and the
+// record says so.
 //
 // What it writes stays within what the API server lets an update change in
 // a pod that is still gated before the update: nodeSelector keys added,
@@ -159,12 +152,12 @@ func (p *Publisher) Ungate(pod *v1.Pod, resolveErr error) (rec Record, outcome O
 	return rec, OutcomeStamped, ""
 }
 
-// RemoveGate removes wellknown.GatePlatform and LabelGated from the pod, in
-// place, and nothing else: the gate's removal when what Ungate writes was
-// refused (the scheduler's Filter places the pod right without it). It
+// RemoveGate removes wellknown.GatePlatform and wellknown.LabelGated from the
+// pod, in place, and nothing else: the gate's removal when what Ungate writes
+// was refused (the scheduler's Filter places the pod right without it). It
 // reports whether the pod carried the gate; other gates stay, in their order.
 func RemoveGate(pod *v1.Pod) bool {
-	delete(pod.Labels, LabelGated)
+	delete(pod.Labels, wellknown.LabelGated)
 	if !Gated(pod) {
 		return false
 	}

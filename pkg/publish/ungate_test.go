@@ -167,8 +167,8 @@ func TestUngate(t *testing.T) {
 			if _, outcome := admission.Publish(gated); outcome != OutcomeGated {
 				t.Fatalf("admission outcome %q, want gated", outcome)
 			}
-			if gated.Labels[LabelGated] != "true" {
-				t.Fatalf("gated pod lacks the label %s=true: %v", LabelGated, gated.Labels)
+			if gated.Labels[wellknown.LabelGated] != "true" {
+				t.Fatalf("gated pod lacks the label %s=true: %v", wellknown.LabelGated, gated.Labels)
 			}
 
 			ctx, cancel := context.WithCancel(context.Background())
@@ -196,7 +196,7 @@ func TestUngate(t *testing.T) {
 			if errs := validateUpdate(t, updated, gated); len(errs) > 0 {
 				t.Fatalf("the API server would refuse the update: %v", errs)
 			}
-			if Gated(updated) || updated.Labels[LabelGated] != "" {
+			if Gated(updated) || updated.Labels[wellknown.LabelGated] != "" {
 				t.Errorf("still gated: gates %v, labels %v", updated.Spec.SchedulingGates, updated.Labels)
 			}
 			if diff := cmp.Diff(tt.wantGates, updated.Spec.SchedulingGates); diff != "" {
@@ -204,7 +204,7 @@ func TestUngate(t *testing.T) {
 			}
 			want := gated.DeepCopy()
 			want.Spec.SchedulingGates = updated.Spec.SchedulingGates
-			delete(want.Labels, LabelGated)
+			delete(want.Labels, wellknown.LabelGated)
 			if outcome == OutcomeConflict {
 				if diff := cmp.Diff(want, updated); diff != "" {
 					t.Fatalf("a conflicting pod got more than its gate removed (-want +got):\n%s", diff)
@@ -241,7 +241,7 @@ func TestUngate(t *testing.T) {
 // only the label goes.
 func TestUngateWithoutTheGate(t *testing.T) {
 	p := newPublisher(t)
-	pod := with(podOf("contoso.azurecr.io/web:1.4.2"), func(p *v1.Pod) { p.Labels = map[string]string{LabelGated: "true", "app": "web"} })
+	pod := with(podOf("contoso.azurecr.io/web:1.4.2"), func(p *v1.Pod) { p.Labels = map[string]string{wellknown.LabelGated: "true", "app": "web"} })
 	got := pod.DeepCopy()
 	if _, outcome, _ := p.Ungate(got, nil); outcome != OutcomeSkipped {
 		t.Fatalf("outcome %q, want skipped", outcome)
@@ -313,7 +313,7 @@ func TestValidateUpdateBites(t *testing.T) {
 func TestManualUngatePatch(t *testing.T) {
 	const manualPatch = `{"metadata":{"labels":{"windows-aware.x-k8s.io/gated":null}},"spec":{"schedulingGates":[{"$patch":"delete","name":"windows-aware.x-k8s.io/platform"}]}}`
 	pod := with(podOf("contoso.azurecr.io/web:1.4.2"), func(p *v1.Pod) {
-		p.Labels = map[string]string{LabelGated: "true", "app": "web"}
+		p.Labels = map[string]string{wellknown.LabelGated: "true", "app": "web"}
 		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/quota"}, {Name: wellknown.GatePlatform}}
 	})
 	before, err := json.Marshal(pod)

@@ -83,7 +83,7 @@ func RemoveAll(ctx context.Context, client kubernetes.Interface, pageSize int64)
 	// seen keeps a pod from being tried again when the list starts over.
 	seen := map[types.UID]bool{}
 	err := eachPod(ctx, client, "", pageSize, func(pod *v1.Pod) {
-		if _, labelled := pod.Labels[publish.LabelGated]; seen[pod.UID] || !labelled && !publish.Gated(pod) {
+		if _, labelled := pod.Labels[wellknown.LabelGated]; seen[pod.UID] || !labelled && !publish.Gated(pod) {
 			return
 		}
 		seen[pod.UID] = true
@@ -134,7 +134,7 @@ func removeGate(ctx context.Context, client kubernetes.Interface, listed *v1.Pod
 			}
 		}
 		first = false
-		_, labelled := current.Labels[publish.LabelGated]
+		_, labelled := current.Labels[wellknown.LabelGated]
 		switch {
 		case publish.Gated(current):
 			did = removedGate

@@ -48,7 +48,7 @@ func markedPod(ns, name string, gates ...string) *v1.Pod {
 	for _, g := range gates {
 		pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, v1.PodSchedulingGate{Name: g})
 		if g == wellknown.GatePlatform {
-			pod.Labels[publish.LabelGated] = "true"
+			pod.Labels[wellknown.LabelGated] = "true"
 		}
 	}
 	return pod
@@ -133,13 +133,13 @@ func TestRemoveAll(t *testing.T) {
 	)
 	// Lost the gate elsewhere, kept the label.
 	labelled := markedPod("c", "labelled")
-	labelled.Labels[publish.LabelGated] = "true"
+	labelled.Labels[wellknown.LabelGated] = "true"
 	if err := client.Tracker().Add(labelled); err != nil {
 		t.Fatal(err)
 	}
 	// Gated without the label (created so, or the label removed since).
 	unlabelled := markedPod("c", "unlabelled", "example.com/first", wellknown.GatePlatform)
-	delete(unlabelled.Labels, publish.LabelGated)
+	delete(unlabelled.Labels, wellknown.LabelGated)
 	if err := client.Tracker().Add(unlabelled); err != nil {
 		t.Fatal(err)
 	}
@@ -169,8 +169,8 @@ func TestRemoveAll(t *testing.T) {
 		if got := gateNames(pod); !slices.Equal(got, c.gates) {
 			t.Errorf("%s/%s: gates %v, want %v", c.ns, c.name, got, c.gates)
 		}
-		if _, ok := pod.Labels[publish.LabelGated]; ok {
-			t.Errorf("%s/%s keeps the label %s", c.ns, c.name, publish.LabelGated)
+		if _, ok := pod.Labels[wellknown.LabelGated]; ok {
+			t.Errorf("%s/%s keeps the label %s", c.ns, c.name, wellknown.LabelGated)
 		}
 		if pod.Labels["app"] != c.name || pod.Spec.SchedulerName != "windows-aware" || len(pod.Spec.Containers) != 1 {
 			t.Errorf("%s/%s: changed beyond the gate: %+v", c.ns, c.name, pod)
@@ -215,7 +215,7 @@ func TestRemoveAllPages(t *testing.T) {
 			t.Errorf("a list of %d, want 5", l.Limit)
 		}
 	}
-	left, err := client.CoreV1().Pods("").List(context.Background(), metav1.ListOptions{LabelSelector: publish.LabelGated})
+	left, err := client.CoreV1().Pods("").List(context.Background(), metav1.ListOptions{LabelSelector: wellknown.LabelGated})
 	if err != nil {
 		t.Fatal(err)
 	}

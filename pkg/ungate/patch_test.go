@@ -155,7 +155,7 @@ func TestUngateWithoutLosses(t *testing.T) {
 			if d := testCount(t, tt.wantOutcome) - before; d != 1 {
 				t.Errorf("ungated_pods_total{outcome=%q} grew by %v, want 1", tt.wantOutcome, d)
 			}
-			if hasGate(got, wellknown.GatePlatform) || got.Labels[publish.LabelGated] != "" {
+			if hasGate(got, wellknown.GatePlatform) || got.Labels[wellknown.LabelGated] != "" {
 				t.Errorf("still gated: gates %v, labels %v", got.Spec.SchedulingGates, got.Labels)
 			}
 			if builds := requiredBuildsOf(got); (builds != "") != tt.wantBuilds {
@@ -247,7 +247,7 @@ func runUntilUngated(t *testing.T, client *fake.Clientset, args *config.WindowsA
 	var got *v1.Pod
 	if err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
 		got, err = client.CoreV1().Pods("default").Get(ctx, "web", metav1.GetOptions{})
-		return err == nil && got.Labels[publish.LabelGated] == "", err
+		return err == nil && got.Labels[wellknown.LabelGated] == "", err
 	}); err != nil {
 		t.Fatalf("the pod was not ungated: %v", err)
 	}

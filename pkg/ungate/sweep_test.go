@@ -49,7 +49,7 @@ func TestSweep(t *testing.T) {
 	s := registrytest.New(t, registrytest.WithTLS())
 	s.Push(t, "web:1.4.2", registrytest.WindowsImage(t, "10.0.17763.5329"))
 	args := s.ResolvingArgs(config.ResolutionWindows, config.OnFailureTagRules, 5*time.Second)
-	withoutLabel := func(p *v1.Pod) { delete(p.Labels, publish.LabelGated) }
+	withoutLabel := func(p *v1.Pod) { delete(p.Labels, wellknown.LabelGated) }
 
 	tests := []struct {
 		name  string
@@ -66,7 +66,7 @@ func TestSweep(t *testing.T) {
 	}{
 		{name: "created with the gate, no label", image: s.Ref("web:1.4.2"), change: withoutLabel, wantBuilds: "10.0.17763"},
 		{name: "the label set to another value", image: s.Ref("web:1.4.2"), wantBuilds: "10.0.17763",
-			change: func(p *v1.Pod) { p.Labels[publish.LabelGated] = "false" }},
+			change: func(p *v1.Pod) { p.Labels[wellknown.LabelGated] = "false" }},
 		{name: "no label, between other gates: they stay", image: s.Ref("web:1.4.2"), wantBuilds: "10.0.17763",
 			change: func(p *v1.Pod) {
 				withoutLabel(p)
@@ -145,8 +145,8 @@ func TestSweep(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := pods[tt.name]
-			if _, ok := got.Labels[publish.LabelGated]; ok {
-				t.Errorf("keeps the label %s", publish.LabelGated)
+			if _, ok := got.Labels[wellknown.LabelGated]; ok {
+				t.Errorf("keeps the label %s", wellknown.LabelGated)
 			}
 			if b := requiredBuildsOf(got); b != tt.wantBuilds {
 				t.Errorf("required builds %q, want %q", b, tt.wantBuilds)
@@ -220,7 +220,7 @@ func TestSweepPeriodic(t *testing.T) {
 	}
 
 	pod := gatedPod(t, args, s.Ref("web:1.4.2"), metav1.Now())
-	delete(pod.Labels, publish.LabelGated)
+	delete(pod.Labels, wellknown.LabelGated)
 	if err := client.Tracker().Add(pod); err != nil {
 		t.Fatal(err)
 	}

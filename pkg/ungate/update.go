@@ -129,7 +129,7 @@ func (c *Controller) ungate(ctx context.Context, pod *v1.Pod, resolveErr error) 
 // alone. A conflict is returned as it is, for the caller to read again.
 func (c *Controller) try(ctx context.Context, current *v1.Pod, resolveErr error) (attempt, error) {
 	a := attempt{wasGated: publish.Gated(current)}
-	if !a.wasGated && current.Labels[publish.LabelGated] == "" {
+	if !a.wasGated && current.Labels[wellknown.LabelGated] == "" {
 		return a, nil // done meanwhile
 	}
 	published := current.DeepCopy()

@@ -25,6 +25,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/controlplane"
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestClusterWideOptIn runs the shipped configuration of
@@ -88,7 +89,7 @@ func TestClusterWideOptIn(t *testing.T) {
 	}
 
 	optedOutPod := newPod("keeps-its-scheduler", "", "quay.io/prometheus/node-exporter:v1.8.2")
-	optedOutPod.Labels[publish.LabelOptIn] = "false"
+	optedOutPod.Labels[wellknown.LabelOptIn] = "false"
 	if created := e.createPod(plain, optedOutPod); created.Spec.SchedulerName != v1.DefaultSchedulerName {
 		t.Errorf("the pod labelled opt-in=false has schedulerName %q, want %q", created.Spec.SchedulerName, v1.DefaultSchedulerName)
 	}

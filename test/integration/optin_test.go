@@ -32,6 +32,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestNamespaceOptIn runs the shipped webhook configuration (both of its
@@ -53,7 +54,7 @@ func TestNamespaceOptIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ns.Labels[publish.LabelOptIn] = "true"
+	ns.Labels[wellknown.LabelOptIn] = "true"
 	if _, err := e.client.CoreV1().Namespaces().Update(e.ctx, ns, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestNamespaceOptIn(t *testing.T) {
 	}
 
 	optedOut := newPod("opted-out", "", "mcr.microsoft.com/windows/servercore:ltsc2019")
-	optedOut.Labels[publish.LabelOptIn] = "false"
+	optedOut.Labels[wellknown.LabelOptIn] = "false"
 	gpu := newPod("gpu", "gpu-scheduler", "mcr.microsoft.com/windows/servercore:ltsc2019")
 	for _, p := range []*v1.Pod{optedOut, gpu} {
 		want := p.Spec.SchedulerName

@@ -130,7 +130,7 @@ func TestUngatePolicyOnlyItsJob(t *testing.T) {
 				pod.Spec.SchedulingGates = nil
 			case "plain":
 				pod.Spec.SchedulingGates = nil
-				delete(pod.Labels, publish.LabelGated)
+				delete(pod.Labels, wellknown.LabelGated)
 			}
 			e.createPod(ns, pod)
 			_, err := remover.CoreV1().Pods(ns).Patch(e.ctx, pod.Name, types.JSONPatchType, mustJSON(t, tt.patch), metav1.PatchOptions{})
@@ -151,7 +151,7 @@ func TestUngatePolicyOnlyItsJob(t *testing.T) {
 // label), of a profile nothing serves, so that it stays as created.
 func gatedPolicyPod(name string) *v1.Pod {
 	pod := newPod(name, "no-such-scheduler", "registry.example.com/web:1")
-	pod.Labels[publish.LabelGated] = "true"
+	pod.Labels[wellknown.LabelGated] = "true"
 	pod.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}}
 	pod.Spec.Tolerations = []v1.Toleration{{Key: "existing", Operator: v1.TolerationOpExists}}
 	return pod

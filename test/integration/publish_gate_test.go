@@ -38,6 +38,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/testimage"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // profileGate is the profile of TestPublishGate: the windows-aware profile
@@ -97,7 +98,7 @@ func TestPublishGate(t *testing.T) {
 	fallback := gatePod("web-down", down.Host+"/contoso/gate-web:1.4.2")
 	for _, p := range []*v1.Pod{resolved, fallback} {
 		created := e.createPod(ns, p)
-		if !publish.Gated(created) || created.Labels[publish.LabelGated] != "true" {
+		if !publish.Gated(created) || created.Labels[wellknown.LabelGated] != "true" {
 			t.Errorf("pod %s was created with gates %v and labels %v, want the gate and its label", p.Name, created.Spec.SchedulingGates, created.Labels)
 		}
 	}
@@ -169,8 +170,8 @@ func (e *env) waitUngated(ns, name string) *v1.Pod {
 	for {
 		p := e.getPod(ns, name)
 		if !publish.Gated(p) {
-			if p.Labels[publish.LabelGated] != "" {
-				e.t.Errorf("pod %s was ungated but keeps the label %s", name, publish.LabelGated)
+			if p.Labels[wellknown.LabelGated] != "" {
+				e.t.Errorf("pod %s was ungated but keeps the label %s", name, wellknown.LabelGated)
 			}
 			return p
 		}

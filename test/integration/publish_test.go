@@ -36,6 +36,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/localwebhook"
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestPublishMode runs bin/admission on loopback with TLS and registers
@@ -87,7 +88,7 @@ func TestPublishMode(t *testing.T) {
 	conflicting := newPod("conflicting", windowsAware, "mcr.microsoft.com/windows/servercore:ltsc2019")
 	conflicting.Spec.NodeSelector = map[string]string{v1.LabelOSStable: "linux"}
 	optedOut := newPod("opted-out", windowsAware, "mcr.microsoft.com/windows/servercore:ltsc2019")
-	optedOut.Labels[publish.LabelPublish] = "false"
+	optedOut.Labels[wellknown.LabelPublish] = "false"
 	for _, p := range []*v1.Pod{conflicting, optedOut} {
 		got := e.createPod(ns, p.DeepCopy())
 		if _, ok := got.Annotations[publish.AnnotationPublished]; ok || !equalScheduling(p, got) {

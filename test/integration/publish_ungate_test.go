@@ -101,7 +101,7 @@ func TestUngatePolicy(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pod := newPod(fmt.Sprintf("policy-%d", i), "no-such-scheduler", "registry.example.com/web:1")
-			pod.Labels[publish.LabelGated] = "true"
+			pod.Labels[wellknown.LabelGated] = "true"
 			pod.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}}
 			if strings.Contains(tt.name, "another gate") {
 				pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, v1.PodSchedulingGate{Name: "example.com/other"})

@@ -36,6 +36,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/localwebhook"
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // agentImage is a third-party agent whose tag says nothing of its OS.
@@ -186,7 +187,7 @@ func (e *env) labelNamespace(name, optIn string) {
 	if ns.Labels == nil {
 		ns.Labels = map[string]string{}
 	}
-	ns.Labels[publish.LabelOptIn] = optIn
+	ns.Labels[wellknown.LabelOptIn] = optIn
 	if _, err := e.client.CoreV1().Namespaces().Update(e.ctx, ns, metav1.UpdateOptions{}); err != nil {
 		e.t.Fatal(err)
 	}
