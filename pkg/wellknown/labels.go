@@ -36,6 +36,12 @@ const (
 	// periodic list of every pod. It is removed with the gate.
 	LabelGated = "windows-aware.x-k8s.io/gated"
 
+	// LabelEnforce, set to "true" on a namespace, turns the warnings about
+	// the pods and workloads created there into a refusal (the warnings
+	// webhook's enforcing entry selects such namespaces). Elsewhere the
+	// warnings never refuse anything.
+	LabelEnforce = "windows-aware.x-k8s.io/enforce"
+
 	// LabelRetiring marks a node an administrator is taking out of
 	// service, such as the nodes of a Windows Server pool being replaced
 	// by a newer build. It steers and never filters: a pod that some other
