@@ -53,3 +53,15 @@ const (
 	// other value, like no label, leaves the node as it is.
 	RetiringValue = "true"
 )
+
+// The labels of others that the project reads, and writes in the fixes it
+// prints.
+const (
+	// LabelKarpenterNodePool names the Karpenter NodePool a node came from.
+	LabelKarpenterNodePool = "karpenter.sh/nodepool"
+
+	// LabelAKSOSSKU is the OS SKU of an AKS pool's nodes: Ubuntu,
+	// AzureLinux, Windows2019, Windows2022, Windows2025. AKS's OS move
+	// rewrites it, and its docs tell users to select on it during the move.
+	LabelAKSOSSKU = "kubernetes.azure.com/os-sku"
+)
