@@ -78,7 +78,7 @@ schedulerName is the windows-aware profile's, it adds what the profile's
 scheduler enforces and other components cannot see: the kubernetes.io/os node
 selector, the Windows builds that run the pod's images as required node
 affinity, the exact build as a preferred term, tolerations of the OS taints,
-and the annotation ` + publish.AnnotationPublished + ` recording them. It only adds, and
+and the annotation ` + wellknown.AnnotationPublished + ` recording them. It only adds, and
 writes nothing into a pod whose own constraints contradict the decision. It
 admits every pod: on an error the pod is admitted unchanged.
 

@@ -38,7 +38,7 @@ type PublishedReport struct {
 
 // publishedOf reads the record of a live pod, nil when it has none.
 func publishedOf(pod *v1.Pod) *PublishedReport {
-	value, ok := pod.Annotations[publish.AnnotationPublished]
+	value, ok := pod.Annotations[wellknown.AnnotationPublished]
 	if !ok {
 		return nil
 	}

@@ -148,7 +148,7 @@ func (p *Publisher) publish(pod *v1.Pod) (Record, Outcome) {
 	if pod.Annotations == nil {
 		pod.Annotations = map[string]string{}
 	}
-	pod.Annotations[AnnotationPublished] = rec.String()
+	pod.Annotations[wellknown.AnnotationPublished] = rec.String()
 	if rec.GatedOn != "" {
 		return rec, OutcomeGated
 	}

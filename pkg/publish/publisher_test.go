@@ -338,7 +338,7 @@ func TestPublish(t *testing.T) {
 			if want.Annotations == nil {
 				want.Annotations = map[string]string{}
 			}
-			want.Annotations[AnnotationPublished] = tt.wantRecord.String()
+			want.Annotations[wellknown.AnnotationPublished] = tt.wantRecord.String()
 			if diff := cmp.Diff(want, pod); diff != "" {
 				t.Errorf("published pod (-want +got):\n%s", diff)
 			}

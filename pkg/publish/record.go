@@ -19,15 +19,13 @@ package publish
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
-// AnnotationPublished is the annotation in which a published pod records
-// what was written into it and why.
-const AnnotationPublished = "windows-aware.x-k8s.io/published"
-
 // Record is what publishing wrote into a pod, kept as JSON in its
-// AnnotationPublished annotation. Only what was added is listed: a key the
-// pod set itself is not.
+// wellknown.AnnotationPublished annotation. Only what was added is listed: a
+// key the pod set itself is not.
 type Record struct {
 	// Source is where the pod's OS came from, as the plugin names it:
 	// spec, tag, registry, hostProcess, selector or default.
@@ -67,15 +65,15 @@ func (r *Record) String() string {
 	return string(data)
 }
 
-// ParseRecord reads an AnnotationPublished value. Fields it does not know
-// are ignored, so that a newer webhook's records still read.
+// ParseRecord reads a wellknown.AnnotationPublished value. Fields it does
+// not know are ignored, so that a newer webhook's records still read.
 func ParseRecord(value string) (Record, error) {
 	var r Record
 	if err := json.Unmarshal([]byte(value), &r); err != nil {
-		return Record{}, fmt.Errorf("annotation %s: %w", AnnotationPublished, err)
+		return Record{}, fmt.Errorf("annotation %s: %w", wellknown.AnnotationPublished, err)
 	}
 	if r.Source == "" {
-		return Record{}, fmt.Errorf("annotation %s: no source", AnnotationPublished)
+		return Record{}, fmt.Errorf("annotation %s: no source", wellknown.AnnotationPublished)
 	}
 	return r, nil
 }

@@ -31,11 +31,6 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
-// AnnotationTemplate is the annotation in which a workload records what
-// was written into its pod template, as a Record. It is on the workload,
-// not in the template, so that writing it never changes the pods.
-const AnnotationTemplate = "windows-aware.x-k8s.io/template-published"
-
 // labelBetaOS is the deprecated OS label, which older manifests still
 // select on; a template that names it constrains the OS too.
 const labelBetaOS = "beta.kubernetes.io/os"
@@ -57,14 +52,14 @@ const (
 )
 
 // PublishTemplate writes into the pod template of w, in place, the OS the
-// profile decides for the pods it creates: the kubernetes.io/os node
-// selector and, for Windows images that agree on their builds, the build
-// affinity, as Publish writes them into a pod (no tolerations: who may
-// run where is the workload's to say). It records what it wrote in
-// AnnotationTemplate on w. old is the workload before an UPDATE, nil at a
-// CREATE. It returns what the template carries of ours, the outcome, and a
-// warning for the user when the template was left unchanged for a reason
-// they can act on.
+// profile decides for the pods it creates: the kubernetes.io/os node selector
+// and, for Windows images that agree on their builds, the build affinity, as
+// Publish writes them into a pod (no tolerations: who may run where is the
+// workload's to say). It records what it wrote in
+// wellknown.AnnotationTemplate on w. old is the workload before an UPDATE,
+// nil at a CREATE. It returns what the template carries of ours, the outcome,
+// and a warning for the user when the template was left unchanged for a
+// reason they can act on.
 //
 // The rules keep the webhook from ever starting a rollout of its own and
 // from fighting the workload's owners:
@@ -107,12 +102,12 @@ func (p *Publisher) publishTemplate(w workload, tmpl *v1.PodTemplateSpec, old wo
 		return Record{}, OutcomeSkipped, "", skipTemplateUnchanged
 	}
 	if oldTmpl != nil {
-		if prev, err := ParseRecord(old.GetAnnotations()[AnnotationTemplate]); err == nil {
+		if prev, err := ParseRecord(old.GetAnnotations()[wellknown.AnnotationTemplate]); err == nil {
 			unwrite(&tmpl.Spec, heldOf(prev, &oldTmpl.Spec))
 		}
 	}
 	annotations := w.GetAnnotations()
-	delete(annotations, AnnotationTemplate)
+	delete(annotations, wellknown.AnnotationTemplate)
 	w.SetAnnotations(annotations)
 	switch {
 	case constrainsOS(&tmpl.Spec):
@@ -149,7 +144,7 @@ func (p *Publisher) publishTemplate(w workload, tmpl *v1.PodTemplateSpec, old wo
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
-	annotations[AnnotationTemplate] = rec.String()
+	annotations[wellknown.AnnotationTemplate] = rec.String()
 	w.SetAnnotations(annotations)
 	return rec, OutcomeStamped, "", ""
 }

@@ -219,7 +219,7 @@ func TestPublishTemplate(t *testing.T) {
 			name: "UPDATE to a Windows image, our linux selector kept by the merge: the new OS", outcome: OutcomeStamped,
 			workload: func() workload {
 				d := daemonSet(stamped(template(img2019), "linux", nil))
-				d.Annotations = map[string]string{AnnotationTemplate: linuxRecord.String()}
+				d.Annotations = map[string]string{wellknown.AnnotationTemplate: linuxRecord.String()}
 				return d
 			}(),
 			old:        ptr.To(stamped(agentTemplate(), "linux", nil)),
@@ -230,7 +230,7 @@ func TestPublishTemplate(t *testing.T) {
 			name: "UPDATE from Windows to Linux: our build terms go, the author's stay", outcome: OutcomeStamped,
 			workload: func() workload {
 				d := daemonSet(stamped(template(imgLinux), "windows", requiredTerms([]v1.NodeSelectorRequirement{zoneIs("a"), buildIs(build19)})))
-				d.Annotations = map[string]string{AnnotationTemplate: (&Record{Source: "tag", OS: "windows", Builds: []string{build19}}).String()}
+				d.Annotations = map[string]string{wellknown.AnnotationTemplate: (&Record{Source: "tag", OS: "windows", Builds: []string{build19}}).String()}
 				return d
 			}(),
 			old:        ptr.To(stamped(template(img2019), "windows", requiredTerms([]v1.NodeSelectorRequirement{zoneIs("a"), buildIs(build19)}))),
@@ -241,7 +241,7 @@ func TestPublishTemplate(t *testing.T) {
 			name: "UPDATE where the author now sets the OS: ours goes with the record", outcome: OutcomeSkipped,
 			workload: func() workload {
 				d := daemonSet(withTemplate(stamped(agentTemplate(), "linux", nil), func(t *v1.PodTemplateSpec) { t.Spec.OS = &v1.PodOS{Name: v1.Linux} }))
-				d.Annotations = map[string]string{AnnotationTemplate: linuxRecord.String(), "keep": "me"}
+				d.Annotations = map[string]string{wellknown.AnnotationTemplate: linuxRecord.String(), "keep": "me"}
 				return d
 			}(),
 			old:  ptr.To(stamped(agentTemplate(), "linux", nil)),
@@ -268,12 +268,12 @@ func TestPublishTemplate(t *testing.T) {
 			if diff := cmp.Diff(want, templateOf(tt.workload)); diff != "" {
 				t.Errorf("template (-want +got):\n%s", diff)
 			}
-			got, err := ParseRecord(tt.workload.GetAnnotations()[AnnotationTemplate])
+			got, err := ParseRecord(tt.workload.GetAnnotations()[wellknown.AnnotationTemplate])
 			switch {
 			case tt.wantRecord == nil && err == nil:
-				t.Errorf("annotation %s %+v, want none", AnnotationTemplate, got)
+				t.Errorf("annotation %s %+v, want none", wellknown.AnnotationTemplate, got)
 			case tt.wantRecord != nil && err != nil:
-				t.Errorf("no annotation %s: %v", AnnotationTemplate, err)
+				t.Errorf("no annotation %s: %v", wellknown.AnnotationTemplate, err)
 			case tt.wantRecord != nil:
 				if diff := cmp.Diff(*tt.wantRecord, got); diff != "" {
 					t.Errorf("record (-want +got):\n%s", diff)
@@ -305,8 +305,8 @@ func TestPublishTemplateIsIdempotent(t *testing.T) {
 			if diff := cmp.Diff(first.Spec.Template, again.Spec.Template); diff != "" {
 				t.Errorf("%v: the second write differs (-first +second):\n%s", tmpl.Spec.Containers[0].Image, diff)
 			}
-			if again.Annotations[AnnotationTemplate] != first.Annotations[AnnotationTemplate] && again.Annotations[AnnotationTemplate] != "" {
-				t.Errorf("record %q, first %q", again.Annotations[AnnotationTemplate], first.Annotations[AnnotationTemplate])
+			if again.Annotations[wellknown.AnnotationTemplate] != first.Annotations[wellknown.AnnotationTemplate] && again.Annotations[wellknown.AnnotationTemplate] != "" {
+				t.Errorf("record %q, first %q", again.Annotations[wellknown.AnnotationTemplate], first.Annotations[wellknown.AnnotationTemplate])
 			}
 		}
 	}
@@ -331,7 +331,7 @@ func TestPublishTemplateKeepsTheUsersSelector(t *testing.T) {
 	}
 	record := (&Record{Source: "default", OS: "linux"}).String()
 	withRecord := func(d *appsv1.DaemonSet) *appsv1.DaemonSet {
-		d.Annotations = map[string]string{AnnotationTemplate: record}
+		d.Annotations = map[string]string{wellknown.AnnotationTemplate: record}
 		return d
 	}
 	tests := []struct {

@@ -125,7 +125,7 @@ func (p *Publisher) Ungate(pod *v1.Pod, resolveErr error) (rec Record, outcome O
 			added.AvoidsRetiring = preferStaying(pod)
 		}
 	}
-	rec, _ = ParseRecord(pod.Annotations[AnnotationPublished]) // what admission wrote; none is fine
+	rec, _ = ParseRecord(pod.Annotations[wellknown.AnnotationPublished]) // what admission wrote; none is fine
 	rec.Source = string(sourceOf(d))
 	rec.GatedOn = ""
 	if resolveErr != nil {
@@ -145,7 +145,7 @@ func (p *Publisher) Ungate(pod *v1.Pod, resolveErr error) (rec Record, outcome O
 	if pod.Annotations == nil {
 		pod.Annotations = map[string]string{}
 	}
-	pod.Annotations[AnnotationPublished] = rec.String()
+	pod.Annotations[wellknown.AnnotationPublished] = rec.String()
 	if added.Empty() {
 		return rec, OutcomeSkipped, ""
 	}

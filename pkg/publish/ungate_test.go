@@ -226,7 +226,7 @@ func TestUngate(t *testing.T) {
 				}
 				want.Spec.Affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution = tt.wantPreferred
 			}
-			want.Annotations[AnnotationPublished] = tt.wantRecord.String()
+			want.Annotations[wellknown.AnnotationPublished] = tt.wantRecord.String()
 			if diff := cmp.Diff(want, updated); diff != "" {
 				t.Errorf("ungated pod (-want +got):\n%s", diff)
 			}

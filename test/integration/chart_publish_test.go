@@ -45,6 +45,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/webhookcert"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 const (
@@ -149,7 +150,7 @@ func TestChartPublishMode(t *testing.T) {
 		}) {
 			t.Errorf("tolerations %v do not tolerate %v", created.Spec.Tolerations, fixture.WindowsTaint)
 		}
-		if rec, err := publish.ParseRecord(created.Annotations[publish.AnnotationPublished]); err != nil || rec.Source != "tag" {
+		if rec, err := publish.ParseRecord(created.Annotations[wellknown.AnnotationPublished]); err != nil || rec.Source != "tag" {
 			t.Errorf("record %+v (%v), want one from the tag", rec, err)
 		}
 	})

@@ -28,7 +28,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/windows-aware/windows-aware/internal/oracle"
-	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
@@ -87,7 +86,7 @@ func TestUngatePolicyOnlyItsJob(t *testing.T) {
 	toleration := func(key string) map[string]any {
 		return map[string]any{"op": "add", "path": "/spec/tolerations/-", "value": v1.Toleration{Key: key, Operator: v1.TolerationOpEqual, Value: "windows", Effect: v1.TaintEffectNoSchedule}}
 	}
-	annotate := map[string]any{"op": "add", "path": "/metadata/annotations", "value": map[string]string{publish.AnnotationPublished: `{"source":"registry","os":"windows"}`}}
+	annotate := map[string]any{"op": "add", "path": "/metadata/annotations", "value": map[string]string{wellknown.AnnotationPublished: `{"source":"registry","os":"windows"}`}}
 	ungate := []map[string]any{
 		{"op": "remove", "path": "/spec/schedulingGates"},
 		{"op": "remove", "path": "/metadata/labels/windows-aware.x-k8s.io~1gated"},

@@ -63,7 +63,7 @@ func TestUngatePolicy(t *testing.T) {
 			}}},
 		}}},
 		{"op": "add", "path": "/spec/tolerations/-", "value": v1.Toleration{Key: "os", Operator: v1.TolerationOpEqual, Value: "windows", Effect: v1.TaintEffectNoSchedule}},
-		{"op": "add", "path": "/metadata/annotations", "value": map[string]string{publish.AnnotationPublished: `{"source":"registry","os":"windows"}`}},
+		{"op": "add", "path": "/metadata/annotations", "value": map[string]string{wellknown.AnnotationPublished: `{"source":"registry","os":"windows"}`}},
 	}
 	with := func(extra ...map[string]any) []map[string]any {
 		return append(append([]map[string]any{}, published...), extra...)
@@ -201,7 +201,7 @@ func TestUngateAfterControllerKilled(t *testing.T) {
 	took := time.Now()
 	for _, name := range []string{"web-a", "web-b"} {
 		got := e.waitUngated(ns, name)
-		if rec, err := publish.ParseRecord(got.Annotations[publish.AnnotationPublished]); err != nil || rec.Fallback != "TagRules" {
+		if rec, err := publish.ParseRecord(got.Annotations[wellknown.AnnotationPublished]); err != nil || rec.Fallback != "TagRules" {
 			t.Errorf("pod %s: record %+v (%v), want fallback TagRules", name, rec, err)
 		}
 	}

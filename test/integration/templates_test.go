@@ -81,7 +81,7 @@ func TestTemplatesKeepDaemonSetOffWindows(t *testing.T) {
 	if got := ds.Spec.Template.Spec.NodeSelector[v1.LabelOSStable]; got != "linux" {
 		t.Errorf("the opted-in DaemonSet's template has kubernetes.io/os %q, want linux", got)
 	}
-	if rec, err := publish.ParseRecord(ds.Annotations[publish.AnnotationTemplate]); err != nil || rec.OS != "linux" {
+	if rec, err := publish.ParseRecord(ds.Annotations[wellknown.AnnotationTemplate]); err != nil || rec.OS != "linux" {
 		t.Errorf("the DaemonSet's record %+v (%v): want os linux", rec, err)
 	}
 	if got := e.waitDaemonSetDesired(optedIn, "agent", 1); got != 1 {
@@ -112,7 +112,7 @@ func TestTemplatesKeepDaemonSetOffWindows(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.checkNoRollout(t, updated, generation, revisions)
-		if updated.Annotations[publish.AnnotationTemplate] == "" {
+		if updated.Annotations[wellknown.AnnotationTemplate] == "" {
 			t.Error("the record is gone")
 		}
 	})
@@ -325,7 +325,7 @@ func (e *env) startTemplatesWebhook(variant string, namespaces ...string) {
 		probe := agentDaemonSet(namespaces[0])
 		probe.Name = "probe"
 		got, err := e.client.AppsV1().DaemonSets(namespaces[0]).Create(e.ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		if err == nil && got.Annotations[publish.AnnotationTemplate] != "" {
+		if err == nil && got.Annotations[wellknown.AnnotationTemplate] != "" {
 			return
 		}
 		if time.Now().After(deadline) {
