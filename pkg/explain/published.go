@@ -23,7 +23,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
@@ -32,8 +31,8 @@ import (
 type PublishedReport struct {
 	// Record is the annotation's record; Error is set instead when it
 	// does not read.
-	Record *publish.Record `json:"record,omitempty"`
-	Error  string          `json:"error,omitempty"`
+	Record *wellknown.Record `json:"record,omitempty"`
+	Error  string            `json:"error,omitempty"`
 }
 
 // publishedOf reads the record of a live pod, nil when it has none.
@@ -42,7 +41,7 @@ func publishedOf(pod *v1.Pod) *PublishedReport {
 	if !ok {
 		return nil
 	}
-	rec, err := publish.ParseRecord(value)
+	rec, err := wellknown.ParseRecord(value)
 	if err != nil {
 		return &PublishedReport{Error: err.Error()}
 	}

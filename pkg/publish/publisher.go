@@ -114,7 +114,7 @@ func (p *Publisher) Profile() string { return p.profile }
 // carrying wellknown.GatePlatform without it: whatever else happens, a pod
 // that keeps the gate carries the label by which the gate remover finds it
 // (labelGated), so that the remover's watch of labelled pods sees it.
-func (p *Publisher) Publish(pod *v1.Pod) (Record, Outcome) {
+func (p *Publisher) Publish(pod *v1.Pod) (wellknown.Record, Outcome) {
 	rec, outcome := p.publish(pod)
 	labelGated(pod)
 	return rec, outcome
@@ -122,15 +122,15 @@ func (p *Publisher) Publish(pod *v1.Pod) (Record, Outcome) {
 
 // publish is Publish without the label, which Publish writes on every pod
 // that leaves with the gate, gated here or before.
-func (p *Publisher) publish(pod *v1.Pod) (Record, Outcome) {
+func (p *Publisher) publish(pod *v1.Pod) (wellknown.Record, Outcome) {
 	if p.skipReason(pod) != "" {
-		return Record{}, OutcomeSkipped
+		return wellknown.Record{}, OutcomeSkipped
 	}
 	d := p.decide(pod)
 	if d.Conflict() != "" {
-		return Record{}, OutcomeConflict
+		return wellknown.Record{}, OutcomeConflict
 	}
-	rec := Record{Source: string(d.OSSource())}
+	rec := wellknown.Record{Source: string(d.OSSource())}
 	gatedOn, waits := imagefacts.WaitsForRegistry(&p.resolution, p.decider, pod)
 	if d.OS() != "" && (!waits || d.OSSource().Declared()) {
 		p.writeOS(pod, d, &rec)
@@ -143,7 +143,7 @@ func (p *Publisher) publish(pod *v1.Pod) (Record, Outcome) {
 		rec.GatedOn = gatedOn
 	}
 	if rec.Empty() {
-		return Record{}, OutcomeSkipped
+		return wellknown.Record{}, OutcomeSkipped
 	}
 	if pod.Annotations == nil {
 		pod.Annotations = map[string]string{}
@@ -158,7 +158,7 @@ func (p *Publisher) publish(pod *v1.Pod) (Record, Outcome) {
 // writeOS writes the decision's OS: its node selector and the tolerations
 // of its taints, and, for a Windows pod with images of known builds (not
 // HostProcess, which runs on any build), the builds.
-func (p *Publisher) writeOS(pod *v1.Pod, d *podneeds.Decision, rec *Record) {
+func (p *Publisher) writeOS(pod *v1.Pod, d *podneeds.Decision, rec *wellknown.Record) {
 	if _, set := pod.Spec.NodeSelector[v1.LabelOSStable]; !set {
 		if pod.Spec.NodeSelector == nil {
 			pod.Spec.NodeSelector = map[string]string{}

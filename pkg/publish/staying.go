@@ -43,7 +43,7 @@ const stayingWeight = 100
 // as they are). A pod only one build runs gets no such term: where that
 // build is retiring, its nodes are its only place. HostProcess pods, which
 // DaemonSets run on every node, are left alone.
-func movable(d *podneeds.Decision, rec *Record) bool {
+func movable(d *podneeds.Decision, rec *wellknown.Record) bool {
 	if d.OS() != windows.OSWindows || d.HostProcess() {
 		return false
 	}

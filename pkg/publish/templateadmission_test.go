@@ -82,7 +82,7 @@ func TestAdmitTemplate(t *testing.T) {
 	original := daemonSet(agentTemplate())
 	written := original.DeepCopy()
 	written.Spec.Template = stamped(agentTemplate(), "linux", nil)
-	written.Annotations = map[string]string{wellknown.AnnotationTemplate: (&Record{Source: "default", OS: "linux"}).String()}
+	written.Annotations = map[string]string{wellknown.AnnotationTemplate: (&wellknown.Record{Source: "default", OS: "linux"}).String()}
 	garbled := workloadRequest(t, admissionv1.Create, original, nil)
 	garbled.Object.Raw = []byte(`{"spec":{"template":"not a template"}}`)
 	garbledOld := workloadRequest(t, admissionv1.Update, original, original)

@@ -81,28 +81,28 @@ const (
 //     selector or affinity term, .spec.os) is never touched.
 //   - An image whose OS only its registry knows leaves the template
 //     unchanged, with a warning: admission never waits for a registry.
-func (p *Publisher) PublishTemplate(w, old workload) (rec Record, outcome Outcome, warning string) {
+func (p *Publisher) PublishTemplate(w, old workload) (rec wellknown.Record, outcome Outcome, warning string) {
 	rec, outcome, warning, _ = p.publishTemplate(w, templateOf(w), old)
 	return rec, outcome, warning
 }
 
 // publishTemplate is PublishTemplate, with the reason a template was not
 // written for the logs.
-func (p *Publisher) publishTemplate(w workload, tmpl *v1.PodTemplateSpec, old workload) (rec Record, outcome Outcome, warning, reason string) {
+func (p *Publisher) publishTemplate(w workload, tmpl *v1.PodTemplateSpec, old workload) (rec wellknown.Record, outcome Outcome, warning, reason string) {
 	var oldTmpl *v1.PodTemplateSpec
 	if old != nil {
 		oldTmpl = templateOf(old)
 	}
 	switch {
 	case templateOptedOut(w, tmpl):
-		return Record{}, OutcomeSkipped, "", skipTemplateOptedOut
+		return wellknown.Record{}, OutcomeSkipped, "", skipTemplateOptedOut
 	case metav1.GetControllerOf(w) != nil:
-		return Record{}, OutcomeSkipped, "", skipTemplateControlled
+		return wellknown.Record{}, OutcomeSkipped, "", skipTemplateControlled
 	case oldTmpl != nil && apiequality.Semantic.DeepEqual(oldTmpl, tmpl):
-		return Record{}, OutcomeSkipped, "", skipTemplateUnchanged
+		return wellknown.Record{}, OutcomeSkipped, "", skipTemplateUnchanged
 	}
 	if oldTmpl != nil {
-		if prev, err := ParseRecord(old.GetAnnotations()[wellknown.AnnotationTemplate]); err == nil {
+		if prev, err := wellknown.ParseRecord(old.GetAnnotations()[wellknown.AnnotationTemplate]); err == nil {
 			unwrite(&tmpl.Spec, heldOf(prev, &oldTmpl.Spec))
 		}
 	}
@@ -111,9 +111,9 @@ func (p *Publisher) publishTemplate(w workload, tmpl *v1.PodTemplateSpec, old wo
 	w.SetAnnotations(annotations)
 	switch {
 	case constrainsOS(&tmpl.Spec):
-		return Record{}, OutcomeSkipped, "", skipTemplateConstrains
+		return wellknown.Record{}, OutcomeSkipped, "", skipTemplateConstrains
 	case tmpl.Spec.NodeName != "":
-		return Record{}, OutcomeSkipped, "", skipTemplateBound
+		return wellknown.Record{}, OutcomeSkipped, "", skipTemplateBound
 	}
 	// The pod the decision reads and writeOS writes: the template's spec,
 	// sharing its containers and volumes, which neither changes, and
@@ -127,17 +127,17 @@ func (p *Publisher) publishTemplate(w workload, tmpl *v1.PodTemplateSpec, old wo
 	pod.Namespace = w.GetNamespace()
 	d := p.decide(pod)
 	if c := d.Conflict(); c != "" {
-		return Record{}, OutcomeConflict, fmt.Sprintf("windows-aware: left the pod template of %s %s without an OS: it contradicts itself: %s", kindOf(w), objectName(w), c), "conflict"
+		return wellknown.Record{}, OutcomeConflict, fmt.Sprintf("windows-aware: left the pod template of %s %s without an OS: it contradicts itself: %s", kindOf(w), objectName(w), c), "conflict"
 	}
 	if image := p.registryOnly(pod, d); image != "" {
-		return Record{}, OutcomeUnknown, fmt.Sprintf("windows-aware: left the pod template of %s %s without an OS: only its registry knows the OS of image %q, and admission never waits for a registry; set .spec.template.spec.os or a kubernetes.io/os node selector", kindOf(w), objectName(w), image), "unknown"
+		return wellknown.Record{}, OutcomeUnknown, fmt.Sprintf("windows-aware: left the pod template of %s %s without an OS: only its registry knows the OS of image %q, and admission never waits for a registry; set .spec.template.spec.os or a kubernetes.io/os node selector", kindOf(w), objectName(w), image), "unknown"
 	}
 	if d.OS() == "" {
-		return Record{}, OutcomeSkipped, "", skipTemplateAnyOS
+		return wellknown.Record{}, OutcomeSkipped, "", skipTemplateAnyOS
 	}
 	// The pods' writer, on the pod made from the template; of what it
 	// writes, the template takes the selector and the build affinity.
-	rec = Record{Source: string(d.OSSource())}
+	rec = wellknown.Record{Source: string(d.OSSource())}
 	p.writeOS(pod, d, &rec)
 	rec.Tolerations = nil
 	tmpl.Spec.NodeSelector, tmpl.Spec.Affinity = pod.Spec.NodeSelector, pod.Spec.Affinity
@@ -206,7 +206,7 @@ func constrainsOS(spec *v1.PodSpec) bool {
 // unwrite removes from spec what rec says was written into it and is still
 // there as written, and the structures that held nothing else, so that the
 // spec is as its author wrote it.
-func unwrite(spec *v1.PodSpec, rec Record) {
+func unwrite(spec *v1.PodSpec, rec wellknown.Record) {
 	if rec.OS != "" && spec.NodeSelector[v1.LabelOSStable] == rec.OS {
 		delete(spec.NodeSelector, v1.LabelOSStable)
 		if len(spec.NodeSelector) == 0 {
@@ -257,8 +257,8 @@ func unwrite(spec *v1.PodSpec, rec Record) {
 // heldOf is what of rec a template spec still holds as written: the OS
 // selector, the build expression and the preferred build term, each only
 // when spec carries it exactly as rec says it was written.
-func heldOf(rec Record, spec *v1.PodSpec) Record {
-	held := Record{Source: rec.Source}
+func heldOf(rec wellknown.Record, spec *v1.PodSpec) wellknown.Record {
+	held := wellknown.Record{Source: rec.Source}
 	if rec.OS != "" && spec.NodeSelector[v1.LabelOSStable] == rec.OS {
 		held.OS = rec.OS
 	}

@@ -79,7 +79,7 @@ func stamped(tmpl v1.PodTemplateSpec, os string, a *v1.Affinity) v1.PodTemplateS
 // written into a template that constrains no OS, what is never touched,
 // and what an UPDATE may and may not change.
 func TestPublishTemplate(t *testing.T) {
-	linuxRecord := Record{Source: "default", OS: "linux"}
+	linuxRecord := wellknown.Record{Source: "default", OS: "linux"}
 	registry := func(a *config.WindowsAwareArgs) {
 		a.ImageResolution.Scope = config.ResolutionUndeclared
 		a.ImageResolution.GateTimeout = metav1.Duration{Duration: 0} // a template is never gated, whatever the timeout
@@ -93,8 +93,8 @@ func TestPublishTemplate(t *testing.T) {
 		outcome  Outcome
 		// want is the template after publishing; nil: unchanged.
 		want        *v1.PodTemplateSpec
-		wantRecord  *Record // the workload's annotation; nil: none
-		wantWarning string  // a part of the warning; "": none
+		wantRecord  *wellknown.Record // the workload's annotation; nil: none
+		wantWarning string            // a part of the warning; "": none
 	}{
 		{
 			name: "a tolerate-everything Linux DaemonSet gets kubernetes.io/os: linux", workload: daemonSet(agentTemplate()), outcome: OutcomeStamped,
@@ -104,13 +104,13 @@ func TestPublishTemplate(t *testing.T) {
 			name: "a Windows Deployment gets the OS and the builds, as a pod does", outcome: OutcomeStamped,
 			workload:   &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "iis", Namespace: "shop"}, Spec: appsv1.DeploymentSpec{Template: template(img2022)}},
 			want:       ptr.To(stamped(template(img2022), "windows", preferring(requiredTerms([]v1.NodeSelectorRequirement{buildIs(build22, build23, build25)}), build22))),
-			wantRecord: &Record{Source: "tag", OS: "windows", Builds: []string{build22, build23, build25}, Preferred: build22},
+			wantRecord: &wellknown.Record{Source: "tag", OS: "windows", Builds: []string{build22, build23, build25}, Preferred: build22},
 		},
 		{
 			name: "a StatefulSet", outcome: OutcomeStamped,
 			workload:   &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "shop"}, Spec: appsv1.StatefulSetSpec{Template: template(img2019)}},
 			want:       ptr.To(stamped(template(img2019), "windows", requiredTerms([]v1.NodeSelectorRequirement{buildIs(build19)}))),
-			wantRecord: &Record{Source: "tag", OS: "windows", Builds: []string{build19}},
+			wantRecord: &wellknown.Record{Source: "tag", OS: "windows", Builds: []string{build19}},
 		},
 		{
 			name: "a Job", outcome: OutcomeStamped,
@@ -204,7 +204,7 @@ func TestPublishTemplate(t *testing.T) {
 			args:       []func(*config.WindowsAwareArgs){registry},
 			workload:   daemonSet(template("contoso.azurecr.io/web:1.4.2-ltsc2019")),
 			want:       ptr.To(stamped(template("contoso.azurecr.io/web:1.4.2-ltsc2019"), "windows", requiredTerms([]v1.NodeSelectorRequirement{buildIs(build19)}))),
-			wantRecord: &Record{Source: "tag", OS: "windows", Builds: []string{build19}},
+			wantRecord: &wellknown.Record{Source: "tag", OS: "windows", Builds: []string{build19}},
 		},
 		{
 			name: "UPDATE, template unchanged (made before the webhook): untouched, no rollout", outcome: OutcomeSkipped,
@@ -224,13 +224,13 @@ func TestPublishTemplate(t *testing.T) {
 			}(),
 			old:        ptr.To(stamped(agentTemplate(), "linux", nil)),
 			want:       ptr.To(stamped(template(img2019), "windows", requiredTerms([]v1.NodeSelectorRequirement{buildIs(build19)}))),
-			wantRecord: &Record{Source: "tag", OS: "windows", Builds: []string{build19}},
+			wantRecord: &wellknown.Record{Source: "tag", OS: "windows", Builds: []string{build19}},
 		},
 		{
 			name: "UPDATE from Windows to Linux: our build terms go, the author's stay", outcome: OutcomeStamped,
 			workload: func() workload {
 				d := daemonSet(stamped(template(imgLinux), "windows", requiredTerms([]v1.NodeSelectorRequirement{zoneIs("a"), buildIs(build19)})))
-				d.Annotations = map[string]string{wellknown.AnnotationTemplate: (&Record{Source: "tag", OS: "windows", Builds: []string{build19}}).String()}
+				d.Annotations = map[string]string{wellknown.AnnotationTemplate: (&wellknown.Record{Source: "tag", OS: "windows", Builds: []string{build19}}).String()}
 				return d
 			}(),
 			old:        ptr.To(stamped(template(img2019), "windows", requiredTerms([]v1.NodeSelectorRequirement{zoneIs("a"), buildIs(build19)}))),
@@ -268,7 +268,7 @@ func TestPublishTemplate(t *testing.T) {
 			if diff := cmp.Diff(want, templateOf(tt.workload)); diff != "" {
 				t.Errorf("template (-want +got):\n%s", diff)
 			}
-			got, err := ParseRecord(tt.workload.GetAnnotations()[wellknown.AnnotationTemplate])
+			got, err := wellknown.ParseRecord(tt.workload.GetAnnotations()[wellknown.AnnotationTemplate])
 			switch {
 			case tt.wantRecord == nil && err == nil:
 				t.Errorf("annotation %s %+v, want none", wellknown.AnnotationTemplate, got)
@@ -329,7 +329,7 @@ func TestPublishTemplateKeepsTheUsersSelector(t *testing.T) {
 		tmpl.Spec.NodeSelector = map[string]string{v1.LabelOSStable: "linux"}
 		return tmpl
 	}
-	record := (&Record{Source: "default", OS: "linux"}).String()
+	record := (&wellknown.Record{Source: "default", OS: "linux"}).String()
 	withRecord := func(d *appsv1.DaemonSet) *appsv1.DaemonSet {
 		d.Annotations = map[string]string{wellknown.AnnotationTemplate: record}
 		return d

@@ -107,25 +107,25 @@ func labelGated(pod *v1.Pod) {
 // In every case the gate is gone; a pod without it is left as it is, but
 // for the label. conflict is the decision's message under
 // OutcomeConflict, naming the images and builds, for the pod's Event.
-func (p *Publisher) Ungate(pod *v1.Pod, resolveErr error) (rec Record, outcome Outcome, conflict string) {
+func (p *Publisher) Ungate(pod *v1.Pod, resolveErr error) (rec wellknown.Record, outcome Outcome, conflict string) {
 	if !RemoveGate(pod) {
-		return Record{}, OutcomeSkipped, ""
+		return wellknown.Record{}, OutcomeSkipped, ""
 	}
 	if p.skipReason(pod) != "" {
-		return Record{}, OutcomeSkipped, ""
+		return wellknown.Record{}, OutcomeSkipped, ""
 	}
 	d := p.decide(pod)
 	if d.Conflict() != "" {
-		return Record{}, OutcomeConflict, d.Conflict()
+		return wellknown.Record{}, OutcomeConflict, d.Conflict()
 	}
-	var added Record
+	var added wellknown.Record
 	if d.OS() != "" {
 		p.writeOS(pod, d, &added)
 		if movable(d, &added) {
 			added.AvoidsRetiring = preferStaying(pod)
 		}
 	}
-	rec, _ = ParseRecord(pod.Annotations[wellknown.AnnotationPublished]) // what admission wrote; none is fine
+	rec, _ = wellknown.ParseRecord(pod.Annotations[wellknown.AnnotationPublished]) // what admission wrote; none is fine
 	rec.Source = string(sourceOf(d))
 	rec.GatedOn = ""
 	if resolveErr != nil {

@@ -68,7 +68,7 @@ func TestUngate(t *testing.T) {
 		wantPreferred   []v1.PreferredSchedulingTerm
 		wantTolerations []v1.Toleration
 		wantGates       []v1.PodSchedulingGate
-		wantRecord      Record
+		wantRecord      wellknown.Record
 	}{
 		{
 			name:         "a Windows image built on 2019: the build is required, the record says registry",
@@ -76,7 +76,7 @@ func TestUngate(t *testing.T) {
 			pod:          windowsPod(web),
 			outcome:      OutcomeStamped,
 			wantRequired: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: []v1.NodeSelectorRequirement{buildIs(build19)}}}},
-			wantRecord:   Record{Source: "registry", OS: "windows", Builds: []string{build19}, Tolerations: winTolerations},
+			wantRecord:   wellknown.Record{Source: "registry", OS: "windows", Builds: []string{build19}, Tolerations: winTolerations},
 		},
 		{
 			name:         "an index of 2019 and 2022: four host builds, the plugin's target preferred",
@@ -86,7 +86,7 @@ func TestUngate(t *testing.T) {
 			wantRequired: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: []v1.NodeSelectorRequirement{buildIs(build19, build22, build23, build25)}}}},
 			wantPreferred: []v1.PreferredSchedulingTerm{{Weight: preferredWeight, Preference: v1.NodeSelectorTerm{
 				MatchExpressions: []v1.NodeSelectorRequirement{buildIs(build22)}}}, stayingTerm},
-			wantRecord: Record{Source: "registry", OS: "windows", Builds: []string{build19, build22, build23, build25}, Preferred: build22, Tolerations: winTolerations, AvoidsRetiring: true},
+			wantRecord: wellknown.Record{Source: "registry", OS: "windows", Builds: []string{build19, build22, build23, build25}, Preferred: build22, Tolerations: winTolerations, AvoidsRetiring: true},
 		},
 		{
 			name:  "existing required terms: the build goes inside each, an empty term stays empty",
@@ -100,7 +100,7 @@ func TestUngate(t *testing.T) {
 			wantRequired: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{
 				{MatchExpressions: []v1.NodeSelectorRequirement{zoneIs("a"), buildIs(build19)}}, {},
 			}},
-			wantRecord: Record{Source: "registry", OS: "windows", Builds: []string{build19}, Tolerations: winTolerations},
+			wantRecord: wellknown.Record{Source: "registry", OS: "windows", Builds: []string{build19}, Tolerations: winTolerations},
 		},
 		{
 			name:            "undeclared pod of a Linux-only image: the OS selector is added at ungating",
@@ -109,7 +109,7 @@ func TestUngate(t *testing.T) {
 			outcome:         OutcomeStamped,
 			wantSelector:    map[string]string{v1.LabelOSStable: "linux"},
 			wantTolerations: osTolerations("linux", "Linux"),
-			wantRecord:      Record{Source: "registry", OS: "linux", Tolerations: tolerationStrings(osTolerations("linux", "Linux"))},
+			wantRecord:      wellknown.Record{Source: "registry", OS: "linux", Tolerations: tolerationStrings(osTolerations("linux", "Linux"))},
 		},
 		{
 			name:  "the pod's own build selector contradicts the registry: nothing written, the gate removed",
@@ -127,7 +127,7 @@ func TestUngate(t *testing.T) {
 			wantErr:       true,
 			resolveWithin: 10 * time.Second,
 			wantPreferred: []v1.PreferredSchedulingTerm{stayingTerm},
-			wantRecord:    Record{Source: "spec", OS: "windows", Tolerations: winTolerations, AvoidsRetiring: true, Fallback: config.OnFailureTagRules},
+			wantRecord:    wellknown.Record{Source: "spec", OS: "windows", Tolerations: winTolerations, AvoidsRetiring: true, Fallback: config.OnFailureTagRules},
 		},
 		{
 			name:      "the registry has no such image, onFailure Reject: nothing written, for the scheduler to reject",
@@ -146,7 +146,7 @@ func TestUngate(t *testing.T) {
 			outcome:      OutcomeStamped,
 			wantRequired: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: []v1.NodeSelectorRequirement{buildIs(build19)}}}},
 			wantGates:    []v1.PodSchedulingGate{{Name: "example.com/quota"}},
-			wantRecord:   Record{Source: "registry", OS: "windows", Builds: []string{build19}, Tolerations: winTolerations},
+			wantRecord:   wellknown.Record{Source: "registry", OS: "windows", Builds: []string{build19}, Tolerations: winTolerations},
 		},
 	}
 	for _, tt := range tests {

@@ -52,7 +52,7 @@ const (
 // attempt is one try at a pod: what was sent and what came of it.
 type attempt struct {
 	updated *v1.Pod
-	rec     publish.Record
+	rec     wellknown.Record
 	outcome publish.Outcome
 	// conflict is the decision's message under OutcomeConflict.
 	conflict string

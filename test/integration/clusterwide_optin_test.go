@@ -24,7 +24,6 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/controlplane"
 	"github.com/windows-aware/windows-aware/internal/oracle"
-	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
@@ -61,7 +60,7 @@ func TestClusterWideOptIn(t *testing.T) {
 	}
 	// The template carries the OS already (the templates webhook wrote
 	// it), so publishing finds it there and adds the tolerations.
-	if rec, err := publish.ParseRecord(got.Annotations[wellknown.AnnotationPublished]); err != nil || got.Spec.NodeSelector[v1.LabelOSStable] != "linux" {
+	if rec, err := wellknown.ParseRecord(got.Annotations[wellknown.AnnotationPublished]); err != nil || got.Spec.NodeSelector[v1.LabelOSStable] != "linux" {
 		t.Errorf("the pod's selector %v, record %+v (%v): want a published Linux pod", got.Spec.NodeSelector, rec, err)
 	}
 	if node := e.waitScheduled(plain, got.Name, scheduleTimeout); osOf(node) != "linux" {

@@ -31,7 +31,6 @@ import (
 	"github.com/windows-aware/windows-aware/internal/controlplane"
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/oracle"
-	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
@@ -72,7 +71,7 @@ func TestNamespaceOptIn(t *testing.T) {
 	if got.Spec.SchedulerName != windowsAware {
 		t.Errorf("the opted-in namespace's pod has schedulerName %q, want %q", got.Spec.SchedulerName, windowsAware)
 	}
-	if rec, err := publish.ParseRecord(got.Annotations[wellknown.AnnotationPublished]); err != nil || rec.OS != "windows" {
+	if rec, err := wellknown.ParseRecord(got.Annotations[wellknown.AnnotationPublished]); err != nil || rec.OS != "windows" {
 		t.Errorf("the opted-in pod's record %+v (%v): want it published as a Windows pod", rec, err)
 	}
 	if node := e.waitScheduled(optedIn, got.Name, scheduleTimeout); buildOf(node) != oracle.Build2019 {

@@ -111,7 +111,7 @@ func TestPublishGate(t *testing.T) {
 	if builds := requiredBuilds(got); !slices.Equal(builds, []string{oracle.Build2019}) {
 		t.Errorf("required builds %v, want [%s]", builds, oracle.Build2019)
 	}
-	if rec, err := publish.ParseRecord(got.Annotations[wellknown.AnnotationPublished]); err != nil || rec.Source != "registry" || rec.Fallback != "" {
+	if rec, err := wellknown.ParseRecord(got.Annotations[wellknown.AnnotationPublished]); err != nil || rec.Source != "registry" || rec.Fallback != "" {
 		t.Errorf("record %+v (%v), want source registry and no fallback", rec, err)
 	}
 	if node := e.waitScheduled(ns, resolved.Name, scheduleTimeout); buildOf(node) != oracle.Build2019 {
@@ -123,7 +123,7 @@ func TestPublishGate(t *testing.T) {
 	if builds := requiredBuilds(got); builds != nil {
 		t.Errorf("required builds %v, want none (the tag names no build)", builds)
 	}
-	if rec, err := publish.ParseRecord(got.Annotations[wellknown.AnnotationPublished]); err != nil || rec.Fallback != "TagRules" {
+	if rec, err := wellknown.ParseRecord(got.Annotations[wellknown.AnnotationPublished]); err != nil || rec.Fallback != "TagRules" {
 		t.Errorf("record %+v (%v), want fallback TagRules", rec, err)
 	}
 	var warnings []string

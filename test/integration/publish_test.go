@@ -35,7 +35,6 @@ import (
 	"github.com/windows-aware/windows-aware/internal/localproc"
 	"github.com/windows-aware/windows-aware/internal/localwebhook"
 	"github.com/windows-aware/windows-aware/internal/oracle"
-	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
@@ -75,7 +74,7 @@ func TestPublishMode(t *testing.T) {
 		}) {
 			t.Errorf("tolerations %v do not tolerate %v", p.Spec.Tolerations, fixture.WindowsTaint)
 		}
-		rec, err := publish.ParseRecord(p.Annotations[wellknown.AnnotationPublished])
+		rec, err := wellknown.ParseRecord(p.Annotations[wellknown.AnnotationPublished])
 		if err != nil || rec.Source != "tag" || rec.OS != "windows" {
 			t.Errorf("record %+v (%v), want one from the tag that wrote the OS", rec, err)
 		}

@@ -201,7 +201,7 @@ func TestUngateAfterControllerKilled(t *testing.T) {
 	took := time.Now()
 	for _, name := range []string{"web-a", "web-b"} {
 		got := e.waitUngated(ns, name)
-		if rec, err := publish.ParseRecord(got.Annotations[wellknown.AnnotationPublished]); err != nil || rec.Fallback != "TagRules" {
+		if rec, err := wellknown.ParseRecord(got.Annotations[wellknown.AnnotationPublished]); err != nil || rec.Fallback != "TagRules" {
 			t.Errorf("pod %s: record %+v (%v), want fallback TagRules", name, rec, err)
 		}
 	}

@@ -107,7 +107,7 @@ func TestUngateUnlabelled(t *testing.T) {
 			if builds := requiredBuilds(got); !slices.Equal(builds, tt.wantBuilds) {
 				t.Errorf("required builds %v, want %v", builds, tt.wantBuilds)
 			}
-			rec, err := publish.ParseRecord(got.Annotations[wellknown.AnnotationPublished])
+			rec, err := wellknown.ParseRecord(got.Annotations[wellknown.AnnotationPublished])
 			if err != nil || (rec.Fallback == "TagRules") != tt.wantFallback {
 				t.Errorf("record %+v (%v), want the fallback: %v", rec, err, tt.wantFallback)
 			}

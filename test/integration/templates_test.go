@@ -35,7 +35,6 @@ import (
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/localwebhook"
 	"github.com/windows-aware/windows-aware/internal/oracle"
-	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
@@ -81,7 +80,7 @@ func TestTemplatesKeepDaemonSetOffWindows(t *testing.T) {
 	if got := ds.Spec.Template.Spec.NodeSelector[v1.LabelOSStable]; got != "linux" {
 		t.Errorf("the opted-in DaemonSet's template has kubernetes.io/os %q, want linux", got)
 	}
-	if rec, err := publish.ParseRecord(ds.Annotations[wellknown.AnnotationTemplate]); err != nil || rec.OS != "linux" {
+	if rec, err := wellknown.ParseRecord(ds.Annotations[wellknown.AnnotationTemplate]); err != nil || rec.OS != "linux" {
 		t.Errorf("the DaemonSet's record %+v (%v): want os linux", rec, err)
 	}
 	if got := e.waitDaemonSetDesired(optedIn, "agent", 1); got != 1 {

@@ -14,18 +14,18 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package publish
+package wellknown
 
 import (
 	"encoding/json"
 	"fmt"
-
-	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // Record is what publishing wrote into a pod, kept as JSON in its
-// wellknown.AnnotationPublished annotation. Only what was added is listed: a
-// key the pod set itself is not.
+// AnnotationPublished annotation (and into a workload's pod template, in
+// its AnnotationTemplate). Only what was added is listed: a key the pod set
+// itself is not. The webhook writes it; the gate remover, explain and the
+// tests read it.
 type Record struct {
 	// Source is where the pod's OS came from, as the plugin names it:
 	// spec, tag, registry, hostProcess, selector or default.
@@ -40,10 +40,10 @@ type Record struct {
 	// Tolerations are the tolerations added, as key=value:Effect.
 	Tolerations []string `json:"tolerations,omitempty"`
 	// AvoidsRetiring: the preferred term for the nodes that are not
-	// labelled windows-aware.x-k8s.io/retiring=true was added.
+	// labelled LabelRetiring=true was added.
 	AvoidsRetiring bool `json:"avoidsRetiring,omitempty"`
 	// GatedOn is the image whose registry the pod waits for, when the
-	// scheduling gate wellknown.GatePlatform was added.
+	// scheduling gate GatePlatform was added.
 	GatedOn string `json:"gatedOn,omitempty"`
 	// Fallback is the onFailure policy (TagRules or Reject) under which
 	// the gate was removed, when the registry did not tell the platforms
@@ -65,15 +65,15 @@ func (r *Record) String() string {
 	return string(data)
 }
 
-// ParseRecord reads a wellknown.AnnotationPublished value. Fields it does
-// not know are ignored, so that a newer webhook's records still read.
+// ParseRecord reads an AnnotationPublished value. Fields it does not know
+// are ignored, so that a newer webhook's records still read.
 func ParseRecord(value string) (Record, error) {
 	var r Record
 	if err := json.Unmarshal([]byte(value), &r); err != nil {
-		return Record{}, fmt.Errorf("annotation %s: %w", wellknown.AnnotationPublished, err)
+		return Record{}, fmt.Errorf("annotation %s: %w", AnnotationPublished, err)
 	}
 	if r.Source == "" {
-		return Record{}, fmt.Errorf("annotation %s: no source", wellknown.AnnotationPublished)
+		return Record{}, fmt.Errorf("annotation %s: no source", AnnotationPublished)
 	}
 	return r, nil
 }
