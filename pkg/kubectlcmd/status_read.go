@@ -32,7 +32,6 @@ import (
 	"k8s.io/client-go/tools/pager"
 
 	"github.com/windows-aware/windows-aware/pkg/explain"
-	"github.com/windows-aware/windows-aware/pkg/imageinspect"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/schedprofile"
@@ -85,7 +84,7 @@ func readStatus(ctx context.Context, client kubernetes.Interface, ns string, sin
 		if last.Time.Before(since) {
 			return nil
 		}
-		if ev.Reason == imageinspect.EventImageBuildsChanged {
+		if ev.Reason == wellknown.EventImageBuildsChanged {
 			s.BuildsChanged = addChangedTag(s.BuildsChanged, ChangedTag{Image: changedImage(ev.Message), Namespace: ev.InvolvedObject.Namespace,
 				Pod: ev.InvolvedObject.Name, Message: ev.Message, Last: last})
 			return nil

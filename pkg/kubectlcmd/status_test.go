@@ -29,7 +29,6 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
-	"github.com/windows-aware/windows-aware/pkg/imageinspect"
 	"github.com/windows-aware/windows-aware/pkg/wellknown"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
@@ -189,7 +188,7 @@ func ptrTo[T any](v T) *T { return &v }
 func TestStatusBuildsChanged(t *testing.T) {
 	now := time.Now()
 	changed := func(name, pod, image string, ago time.Duration) *v1.Event {
-		return &v1.Event{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "web"}, Type: v1.EventTypeWarning, Reason: imageinspect.EventImageBuildsChanged,
+		return &v1.Event{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "web"}, Type: v1.EventTypeWarning, Reason: wellknown.EventImageBuildsChanged,
 			Message:        `tag "` + image + `" now lists Windows builds 10.0.26100 (digest sha256:new), not 10.0.20348 as when last read (digest sha256:old)`,
 			InvolvedObject: v1.ObjectReference{Kind: "Pod", Namespace: "web", Name: pod}, LastTimestamp: metav1.NewTime(now.Add(-ago))}
 	}
