@@ -79,7 +79,7 @@ FUZZ_TARGETS := ./pkg/windows:FuzzImageOf ./pkg/windows:FuzzParseKernelVersion \
                 ./internal/manifest:FuzzDecode \
                 ./pkg/podneeds:FuzzDecide ./pkg/plugins/windowsaware:FuzzFilterFollowsDecision \
                 ./pkg/explain:FuzzReadManifests \
-                ./pkg/publish:FuzzPublish ./pkg/publish:FuzzParseRecord \
+                ./pkg/publish:FuzzPublish ./pkg/wellknown:FuzzParseRecord \
                 ./pkg/webhookcert:FuzzParse ./pkg/reviewgate:FuzzCount ./pkg/safetext:FuzzText \
                 ./pkg/registryhost:FuzzParseEndpoint
 FUZZ         ?=

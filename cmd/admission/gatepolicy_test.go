@@ -35,6 +35,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/manifest"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // retiring is an expression on the retiring label of publish mode's
@@ -68,11 +69,11 @@ func TestGatePolicyExpressions(t *testing.T) {
 	}
 	gated := &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "team-a",
-			Labels:      map[string]string{"app": "web", publish.LabelGated: "true"},
-			Annotations: map[string]string{publish.AnnotationPublished: `{"source":"spec","gatedOn":"web:1"}`}},
+			Labels:      map[string]string{"app": "web", wellknown.LabelGated: "true"},
+			Annotations: map[string]string{wellknown.AnnotationPublished: `{"source":"spec","gatedOn":"web:1"}`}},
 		Spec: v1.PodSpec{
 			Containers:      []v1.Container{{Name: "web", Image: "registry.example.com/web:1"}},
-			SchedulingGates: []v1.PodSchedulingGate{{Name: publish.GatePlatform}, {Name: "example.com/other"}},
+			SchedulingGates: []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}, {Name: "example.com/other"}},
 			Tolerations:     []v1.Toleration{{Key: "existing", Operator: v1.TolerationOpExists}},
 		},
 	}
@@ -81,7 +82,7 @@ func TestGatePolicyExpressions(t *testing.T) {
 	ungated := func(p *v1.Pod) *v1.Pod {
 		p = p.DeepCopy()
 		publish.RemoveGate(p)
-		p.Annotations[publish.AnnotationPublished] = `{"source":"registry","os":"windows","builds":["10.0.17763"]}`
+		p.Annotations[wellknown.AnnotationPublished] = `{"source":"registry","os":"windows","builds":["10.0.17763"]}`
 		p.Spec.NodeSelector = map[string]string{v1.LabelOSStable: "windows"}
 		p.Spec.Tolerations = append(p.Spec.Tolerations, v1.Toleration{Key: "os", Operator: v1.TolerationOpEqual, Value: "Windows", Effect: v1.TaintEffectNoSchedule})
 		na := &v1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []v1.PreferredSchedulingTerm{{Weight: 100, Preference: v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{buildIn("10.0.17763")}}}}}

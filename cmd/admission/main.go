@@ -41,6 +41,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/reviewgate"
 	"github.com/windows-aware/windows-aware/pkg/schedprofile"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // options are the command's flags.
@@ -77,7 +78,7 @@ schedulerName is the windows-aware profile's, it adds what the profile's
 scheduler enforces and other components cannot see: the kubernetes.io/os node
 selector, the Windows builds that run the pod's images as required node
 affinity, the exact build as a preferred term, tolerations of the OS taints,
-and the annotation ` + publish.AnnotationPublished + ` recording them. It only adds, and
+and the annotation ` + wellknown.AnnotationPublished + ` recording them. It only adds, and
 writes nothing into a pod whose own constraints contradict the decision. It
 admits every pod: on an error the pod is admitted unchanged.
 
@@ -94,7 +95,7 @@ its replicas and renewed before they expire, whose CA it patches into its
 MutatingWebhookConfiguration.
 
 When the profile's imageResolution gates pods (the scheduling gate
-` + publish.GatePlatform + `), a second Deployment runs it with
+` + wellknown.GatePlatform + `), a second Deployment runs it with
 --webhook=false --ungate, under a ServiceAccount of its own: the replica that
 holds a Lease resolves the images of the gated pods, writes what their
 registries tell and removes the gate in one patch; after gateTimeout, or when

@@ -28,7 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/windows-aware/windows-aware/internal/manifest"
-	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestShippedManifests holds manifests/publish to what the webhook and the
@@ -70,11 +70,11 @@ func TestShippedManifests(t *testing.T) {
 				// The publish webhook takes the profile's pods not opted
 				// out of publishing; the opt-in webhook, the pods of the
 				// stock scheduler not opted out of the profile.
-				wants, path := []string{"'windows-aware'", "'" + publish.LabelPublish + "'"}, "/mutate"
+				wants, path := []string{"'windows-aware'", "'" + wellknown.LabelPublish + "'"}, "/mutate"
 				if w.Name == "opt-in.windows-aware.x-k8s.io" {
-					wants, path = []string{"'default-scheduler'", "'" + publish.LabelOptIn + "'"}, "/opt-in"
-					if w.NamespaceSelector == nil || w.NamespaceSelector.MatchLabels[publish.LabelOptIn] != "true" {
-						t.Errorf("webhook %s namespaceSelector %v: want the namespaces labelled %s=true", w.Name, w.NamespaceSelector, publish.LabelOptIn)
+					wants, path = []string{"'default-scheduler'", "'" + wellknown.LabelOptIn + "'"}, "/opt-in"
+					if w.NamespaceSelector == nil || w.NamespaceSelector.MatchLabels[wellknown.LabelOptIn] != "true" {
+						t.Errorf("webhook %s namespaceSelector %v: want the namespaces labelled %s=true", w.Name, w.NamespaceSelector, wellknown.LabelOptIn)
 					}
 				}
 				for _, want := range wants {

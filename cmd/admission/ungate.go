@@ -37,6 +37,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/schedprofile"
 	"github.com/windows-aware/windows-aware/pkg/ungate"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // ungateOptions configure the controller that removes the publish gate.
@@ -57,7 +58,7 @@ type ungateOptions struct {
 
 func (u *ungateOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&u.enabled, "ungate", false,
-		"when the profile's imageResolution gates pods, resolve their images and remove the gate "+publish.GatePlatform+" (on the replica that holds the Lease); "+
+		"when the profile's imageResolution gates pods, resolve their images and remove the gate "+wellknown.GatePlatform+" (on the replica that holds the Lease); "+
 			"with --webhook=false, under an identity apart from the webhook's")
 	fs.StringVar(&u.metricsAddress, "metrics-bind-address", "127.0.0.1:9444",
 		"with --webhook=false: the address of /healthz and /metrics over plain HTTP (loopback by default; empty for none)")
@@ -65,7 +66,7 @@ func (u *ungateOptions) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&u.timeout, "ungate-timeout", 0, "the longest a gated pod waits for its registry before onFailure applies (default: the profile's imageResolution.gateTimeout)")
 	fs.IntVar(&u.workers, "ungate-workers", ungate.DefaultWorkers, "gated pods worked on at once")
 	fs.DurationVar(&u.sweep, "ungate-sweep-period", ungate.DefaultSweep,
-		"how often every pod is listed, a page at a time, for pods that carry the gate without the label "+publish.LabelGated+" (besides once when the Lease is taken)")
+		"how often every pod is listed, a page at a time, for pods that carry the gate without the label "+wellknown.LabelGated+" (besides once when the Lease is taken)")
 	fs.StringVar(&u.leaseNamespace, "leader-elect-resource-namespace", "", "namespace of the Lease held by the replica that removes gates (default: $POD_NAMESPACE, else kube-system)")
 	fs.StringVar(&u.leaseName, "leader-elect-resource-name", "windows-aware-publish-ungate", "name of that Lease")
 }

@@ -31,8 +31,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
-	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/ungate"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // ungateAllOptions are the flags of admission ungate-all.
@@ -57,8 +57,8 @@ func newUngateAllCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ungate-all [--webhook-configuration NAME] [--kubeconfig FILE]",
 		Short: "Remove the publish gate from every pod that carries it (for uninstalling publish mode)",
-		Long: `Removes the scheduling gate ` + publish.GatePlatform + ` and the label
-` + publish.LabelGated + ` from every pod of the cluster that carries them, and
+		Long: `Removes the scheduling gate ` + wellknown.GatePlatform + ` and the label
+` + wellknown.LabelGated + ` from every pod of the cluster that carries them, and
 changes nothing else: other gates stay, and the constraints the gate waited
 for are not written. Each pod is then placed by the scheduler its
 schedulerName names. Uninstalling publish mode runs it (the chart's
@@ -142,6 +142,6 @@ func (o *ungateAllOptions) run(ctx context.Context, client kubernetes.Interface,
 	// ungated: the gate removed; unlabelled: the label alone (the gate
 	// was gone); gone: deleted meanwhile; failed: still gated.
 	fmt.Fprintf(out, "scheduling gate %s: ungated=%d unlabelled=%d gone=%d failed=%d\n",
-		publish.GatePlatform, res.Ungated, res.Unlabelled, res.Gone, res.Failed)
+		wellknown.GatePlatform, res.Ungated, res.Unlabelled, res.Gone, res.Failed)
 	return err
 }

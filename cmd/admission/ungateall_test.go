@@ -31,6 +31,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestUngateAll: the webhook configuration goes first, then the gate from
@@ -42,8 +43,8 @@ func TestUngateAll(t *testing.T) {
 		t.Run(map[bool]string{true: "webhook present", false: "webhook gone"}[present], func(t *testing.T) {
 			pod := &v1.Pod{
 				ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: "uid-web", ResourceVersion: "1",
-					Labels: map[string]string{publish.LabelGated: "true"}},
-				Spec: v1.PodSpec{SchedulingGates: []v1.PodSchedulingGate{{Name: "example.com/other"}, {Name: publish.GatePlatform}}},
+					Labels: map[string]string{wellknown.LabelGated: "true"}},
+				Spec: v1.PodSpec{SchedulingGates: []v1.PodSchedulingGate{{Name: "example.com/other"}, {Name: wellknown.GatePlatform}}},
 			}
 			unlabelled := pod.DeepCopy()
 			unlabelled.Name, unlabelled.UID, unlabelled.Labels = "unlabelled", "uid-unlabelled", nil
@@ -77,7 +78,7 @@ func TestUngateAll(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if publish.Gated(got) || len(got.Spec.SchedulingGates) != 1 || got.Labels[publish.LabelGated] != "" {
+				if publish.Gated(got) || len(got.Spec.SchedulingGates) != 1 || got.Labels[wellknown.LabelGated] != "" {
 					t.Errorf("pod %s after: gates %v, labels %v; want the other gate alone, no label", name, got.Spec.SchedulingGates, got.Labels)
 				}
 			}

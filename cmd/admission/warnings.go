@@ -37,7 +37,7 @@ import (
 )
 
 // The warnings webhook's paths: the second for namespaces labelled
-// publish.LabelEnforce=true, where a warning refuses the object. The third
+// wellknown.LabelEnforce=true, where a warning refuses the object. The third
 // is the publish webhook's /mutate that answers the warnings too: the
 // chart sends the profile's pods there, outside such namespaces, and
 // leaves them out of the warnings' validating webhook, so that they cost

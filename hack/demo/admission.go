@@ -36,7 +36,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/controlplane"
 	"github.com/windows-aware/windows-aware/internal/localproc"
 	"github.com/windows-aware/windows-aware/internal/localwebhook"
-	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // The demo's admission webhook: bin/admission on 127.0.0.1, registered
@@ -134,7 +134,7 @@ func (d *demo) waitAdmissionCalled(ctx context.Context, ns string) error {
 	for {
 		warned.reset()
 		got, err := client.AppsV1().Deployments(ns).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		written := err == nil && got.Annotations[publish.AnnotationTemplate] != ""
+		written := err == nil && got.Annotations[wellknown.AnnotationTemplate] != ""
 		if written && warned.any() {
 			logf("the API server calls the admission webhook")
 			return nil

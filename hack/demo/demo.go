@@ -36,7 +36,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/internal/registryserver"
 	"github.com/windows-aware/windows-aware/pkg/explain"
-	"github.com/windows-aware/windows-aware/pkg/inventory"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // pool is a set of identical simulated nodes.
@@ -187,8 +187,8 @@ func (d *demo) node(p pool, i int) *v1.Node {
 	// platforms' moves to Windows Server 2025 (docs/upgrade-windows.md).
 	o.Labels = map[string]string{"agentpool": p.prefix}
 	if p.os == oracle.Windows {
-		o.Labels[inventory.LabelAKSOSSKU] = p.sku
-		o.Labels[inventory.LabelKarpenterNodePool] = p.prefix
+		o.Labels[wellknown.LabelAKSOSSKU] = p.sku
+		o.Labels[wellknown.LabelKarpenterNodePool] = p.prefix
 	}
 	n := fixture.Node(fmt.Sprintf("%s-%04d", p.prefix, i), o)
 	// kwok makes them Ready (its node-initialize stage plays on nodes

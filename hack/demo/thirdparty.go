@@ -30,8 +30,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/windows-aware/windows-aware/pkg/explain"
-	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/schedprofile"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // thirdPartyNS holds what a third party's charts install as they come
@@ -161,7 +161,7 @@ func (d *demo) kubectlShown(ctx context.Context, out *strings.Builder, args ...s
 // the record of what the templates webhook wrote into it.
 func printTemplate(out *strings.Builder, kind string, meta *metav1.ObjectMeta, spec *v1.PodSpec) {
 	selector, _ := json.Marshal(spec.NodeSelector)
-	record := meta.Annotations[publish.AnnotationTemplate]
+	record := meta.Annotations[wellknown.AnnotationTemplate]
 	switch {
 	case record != "":
 	case spec.NodeSelector[v1.LabelOSStable] != "":
@@ -169,7 +169,7 @@ func printTemplate(out *strings.Builder, kind string, meta *metav1.ObjectMeta, s
 	default:
 		record = "none"
 	}
-	fmt.Fprintf(out, "  %s/%s: nodeSelector %s, %s %s\n", kind, meta.Name, selector, publish.AnnotationTemplate, record)
+	fmt.Fprintf(out, "  %s/%s: nodeSelector %s, %s %s\n", kind, meta.Name, selector, wellknown.AnnotationTemplate, record)
 }
 
 // judge returns the judge of DaemonSets kubectl windows-aware status
@@ -274,7 +274,7 @@ func (d *demo) printOptedInPods(ctx context.Context) error {
 		seen := map[string]int{}
 		for _, p := range pods.Items {
 			if sel.Matches(labels.Set(p.Labels)) {
-				seen[fmt.Sprintf("schedulerName %s, %s %s", p.Spec.SchedulerName, publish.AnnotationPublished, orDash(p.Annotations[publish.AnnotationPublished]))]++
+				seen[fmt.Sprintf("schedulerName %s, %s %s", p.Spec.SchedulerName, wellknown.AnnotationPublished, orDash(p.Annotations[wellknown.AnnotationPublished]))]++
 			}
 		}
 		keys := make([]string, 0, len(seen))

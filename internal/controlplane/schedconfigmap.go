@@ -26,12 +26,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/windows-aware/windows-aware/pkg/schedprofile"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
-
-// SchedulerConfigMap is the name of the ConfigMap PublishSchedulerConfig
-// writes, the name the chart and manifests/beside give theirs.
-const SchedulerConfigMap = "windows-aware-scheduler-config"
 
 // PublishSchedulerConfig writes the configuration the schedulers run with
 // into a ConfigMap of namespace labelled as the chart labels its own, so
@@ -43,7 +39,7 @@ func (c *Cluster) PublishSchedulerConfig(ctx context.Context, namespace string) 
 		return fmt.Errorf("the scheduler's configuration: %w", err)
 	}
 	cm := &v1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: SchedulerConfigMap, Labels: maps.Clone(schedprofile.ConfigMapLabels)},
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: wellknown.SchedulerConfigMap, Labels: maps.Clone(wellknown.ConfigMapLabels)},
 		Data:       map[string]string{"scheduler-config.yaml": string(data)},
 	}
 	_, err = c.Client.CoreV1().ConfigMaps(namespace).Create(ctx, cm, metav1.CreateOptions{})
@@ -51,7 +47,7 @@ func (c *Cluster) PublishSchedulerConfig(ctx context.Context, namespace string) 
 		_, err = c.Client.CoreV1().ConfigMaps(namespace).Update(ctx, cm, metav1.UpdateOptions{})
 	}
 	if err != nil {
-		return fmt.Errorf("publishing the scheduler's configuration as ConfigMap %s/%s: %w", namespace, SchedulerConfigMap, err)
+		return fmt.Errorf("publishing the scheduler's configuration as ConfigMap %s/%s: %w", namespace, wellknown.SchedulerConfigMap, err)
 	}
 	return nil
 }

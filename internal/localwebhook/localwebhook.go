@@ -39,6 +39,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/localproc"
 	"github.com/windows-aware/windows-aware/internal/manifest"
 	"github.com/windows-aware/windows-aware/internal/pki"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 	"github.com/windows-aware/windows-aware/pkg/workloadkind"
 )
 
@@ -133,7 +134,6 @@ const (
 	EnforcedPublishWebhook = "enforced.publish.windows-aware.x-k8s.io"
 	publishPath            = "/mutate"
 	publishWarningsPath    = "/mutate/warnings"
-	enforceLabel           = "windows-aware.x-k8s.io/enforce"
 )
 
 // RouteWarnings does to cfg, whose webhooks name the paths of a Service,
@@ -161,10 +161,10 @@ func RouteWarnings(cfg *admissionregistrationv1.MutatingWebhookConfiguration) er
 	return fmt.Errorf("no webhook %s to route", PublishWebhook)
 }
 
-// enforcing selects the namespaces labelled enforceLabel=true (op In), or
-// the others (NotIn).
+// enforcing selects the namespaces labelled wellknown.LabelEnforce=true (op
+// In), or the others (NotIn).
 func enforcing(op metav1.LabelSelectorOperator) *metav1.LabelSelector {
-	return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: enforceLabel, Operator: op, Values: []string{"true"}}}}
+	return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: wellknown.LabelEnforce, Operator: op, Values: []string{"true"}}}}
 }
 
 // PointMutating points every webhook of cfg, which names the path of a
@@ -229,7 +229,7 @@ func Warnings(name, profile, base string, caBundle []byte, timeoutSeconds int32)
 			// warnings from its /mutate/warnings (RouteWarnings): one
 			// review a pod.
 			conditions = append(conditions, admissionregistrationv1.MatchCondition{Name: "not-warned-by-publish",
-				Expression: "request.resource.resource != 'pods' || object.spec.schedulerName != '" + profile + "' || (has(object.metadata.labels) && 'windows-aware.x-k8s.io/publish' in object.metadata.labels && object.metadata.labels['windows-aware.x-k8s.io/publish'] == 'false')"})
+				Expression: "request.resource.resource != 'pods' || object.spec.schedulerName != '" + profile + "' || (has(object.metadata.labels) && '" + wellknown.LabelPublish + "' in object.metadata.labels && object.metadata.labels['" + wellknown.LabelPublish + "'] == 'false')"})
 		}
 		u := base + path
 		cfg.Webhooks = append(cfg.Webhooks, admissionregistrationv1.ValidatingWebhook{

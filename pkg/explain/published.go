@@ -23,7 +23,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // PublishedReport is what publish mode wrote into a live pod at its
@@ -31,17 +31,17 @@ import (
 type PublishedReport struct {
 	// Record is the annotation's record; Error is set instead when it
 	// does not read.
-	Record *publish.Record `json:"record,omitempty"`
-	Error  string          `json:"error,omitempty"`
+	Record *wellknown.Record `json:"record,omitempty"`
+	Error  string            `json:"error,omitempty"`
 }
 
 // publishedOf reads the record of a live pod, nil when it has none.
 func publishedOf(pod *v1.Pod) *PublishedReport {
-	value, ok := pod.Annotations[publish.AnnotationPublished]
+	value, ok := pod.Annotations[wellknown.AnnotationPublished]
 	if !ok {
 		return nil
 	}
-	rec, err := publish.ParseRecord(value)
+	rec, err := wellknown.ParseRecord(value)
 	if err != nil {
 		return &PublishedReport{Error: err.Error()}
 	}
@@ -69,7 +69,7 @@ func writePublished(w io.Writer, p *PublishedReport) {
 		parts = append(parts, "tolerations "+strings.Join(r.Tolerations, ", "))
 	}
 	if r.GatedOn != "" {
-		parts = append(parts, fmt.Sprintf("scheduling gate %s until the registry tells the platforms of image %s", publish.GatePlatform, r.GatedOn))
+		parts = append(parts, fmt.Sprintf("scheduling gate %s until the registry tells the platforms of image %s", wellknown.GatePlatform, r.GatedOn))
 	}
 	field(w, "published", "at creation, from the OS's source %s: %s", r.Source, strings.Join(parts, "; "))
 }

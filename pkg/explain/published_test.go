@@ -27,6 +27,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/schedprofile"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestExplainShowsPublished: a live pod shows what publish mode wrote into
@@ -52,7 +53,7 @@ func TestExplainShowsPublished(t *testing.T) {
 	}
 	garbled := stamped.DeepCopy()
 	garbled.Name = "garbled"
-	garbled.Annotations = map[string]string{publish.AnnotationPublished: "os=windows"}
+	garbled.Annotations = map[string]string{wellknown.AnnotationPublished: "os=windows"}
 
 	c := cluster(stamped, garbled)
 	objects, err := c.Objects(t.Context(), []string{"pod/nano", "pod/garbled"}, false)

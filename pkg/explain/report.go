@@ -16,7 +16,9 @@ limitations under the License.
 
 package explain
 
-import "github.com/windows-aware/windows-aware/pkg/advice"
+import (
+	"github.com/windows-aware/windows-aware/pkg/advice"
+)
 
 // Report is what explain prints: with -o json, as it is.
 type Report struct {
@@ -152,7 +154,7 @@ type NodeGroup struct {
 	Nodes          int    `json:"nodes"`
 	Fit            int    `json:"fit"`
 	// FitRetiring counts, of Fit, the nodes labelled retiring
-	// (podneeds.LabelRetiring), which Score ranks last.
+	// (wellknown.LabelRetiring), which Score ranks last.
 	FitRetiring int `json:"fitRetiring,omitempty"`
 	// Reasons counts the other nodes by the reason the scheduler gives.
 	Reasons map[string]int `json:"reasons,omitempty"`

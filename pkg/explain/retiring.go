@@ -24,11 +24,11 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
-// RetiringReport is how the nodes labelled retiring (podneeds.LabelRetiring)
+// RetiringReport is how the nodes labelled retiring (wellknown.LabelRetiring)
 // bear on a pod that some of them run. The label never filters: Score only
 // ranks those nodes last, so a pod that no other node runs still lands on
 // them, and stays there while its pool drains.
@@ -79,10 +79,10 @@ func (e *Explainer) StaysOnRetiring(_ context.Context, pod *v1.Pod, groups []Nod
 // WhyStays says in words why a pod stays on retiring nodes.
 func WhyStays(r *RetiringReport, catalog *windows.Catalog) string {
 	if len(r.Builds) == 0 {
-		return fmt.Sprintf("only retiring nodes run it (%s=%s)", podneeds.LabelRetiring, podneeds.RetiringValue)
+		return fmt.Sprintf("only retiring nodes run it (%s=%s)", wellknown.LabelRetiring, wellknown.RetiringValue)
 	}
 	return fmt.Sprintf("only retiring nodes run it: every node of build %s that runs it is labelled %s=%s",
-		catalog.BuildNames(r.Builds), podneeds.LabelRetiring, podneeds.RetiringValue)
+		catalog.BuildNames(r.Builds), wellknown.LabelRetiring, wellknown.RetiringValue)
 }
 
 // writeRetiring says whether the pod leaves the retiring nodes or stays.

@@ -25,12 +25,12 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
-	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/schedprofile"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 func retiringNode(n *v1.Node) *v1.Node {
-	n.Labels[podneeds.LabelRetiring] = podneeds.RetiringValue
+	n.Labels[wellknown.LabelRetiring] = wellknown.RetiringValue
 	return n
 }
 

@@ -28,6 +28,7 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -179,11 +180,11 @@ type move struct {
 // scheduler's Score then places new pods elsewhere while they move.
 func steer(pool string, from []string) []string {
 	if pool != "" {
-		return []string{fmt.Sprintf("kubectl label nodes -l %s %s=%s", pool, podneeds.LabelRetiring, podneeds.RetiringValue)}
+		return []string{fmt.Sprintf("kubectl label nodes -l %s %s=%s", pool, wellknown.LabelRetiring, wellknown.RetiringValue)}
 	}
 	var out []string
 	for _, b := range from {
-		out = append(out, fmt.Sprintf("kubectl label nodes -l %s=%s %s=%s", podneeds.LabelWindowsBuild, b, podneeds.LabelRetiring, podneeds.RetiringValue))
+		out = append(out, fmt.Sprintf("kubectl label nodes -l %s=%s %s=%s", podneeds.LabelWindowsBuild, b, wellknown.LabelRetiring, wellknown.RetiringValue))
 	}
 	return out
 }

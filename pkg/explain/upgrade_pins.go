@@ -26,8 +26,8 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
-	"github.com/windows-aware/windows-aware/pkg/inventory"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // Pin is one constraint of a workload's template, besides its images,
@@ -64,7 +64,7 @@ var unmodelledLabels = []string{"kubernetes.azure.com/node-image-version"}
 
 // buildLabels are the node labels whose values name a Windows build, and
 // that the plan rewrites when it moves a node (Simulate).
-var buildLabels = []string{podneeds.LabelWindowsBuild, inventory.LabelAKSOSSKU}
+var buildLabels = []string{podneeds.LabelWindowsBuild, wellknown.LabelAKSOSSKU}
 
 // pinsOf lists a template's pins: its own nodeSelector and required
 // affinity expressions, and its RuntimeClass's nodeSelector.

@@ -30,8 +30,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
-	"github.com/windows-aware/windows-aware/pkg/inventory"
 	"github.com/windows-aware/windows-aware/pkg/schedprofile"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 const imgNano2022 = "mcr.microsoft.com/windows/nanoserver:ltsc2022"
@@ -41,11 +41,11 @@ const imgNano2022 = "mcr.microsoft.com/windows/nanoserver:ltsc2022"
 func pinnedCluster() []*v1.Node {
 	node := func(name, pool, build, sku string) *v1.Node {
 		n := fixture.Node(name, fixture.NodeOptions{OS: "windows", Build: build, Taints: []v1.Taint{fixture.WindowsTaint}})
-		n.Labels["agentpool"], n.Labels[inventory.LabelAKSOSSKU] = pool, sku
+		n.Labels["agentpool"], n.Labels[wellknown.LabelAKSOSSKU] = pool, sku
 		return n
 	}
 	lin := fixture.Node("lin-1", fixture.NodeOptions{OS: "linux"})
-	lin.Labels["agentpool"], lin.Labels[inventory.LabelAKSOSSKU] = "linux", "Ubuntu"
+	lin.Labels["agentpool"], lin.Labels[wellknown.LabelAKSOSSKU] = "linux", "Ubuntu"
 	return []*v1.Node{lin,
 		node("w19-1", "win19", "10.0.17763", "Windows2019"),
 		node("w22-1", "win22", "10.0.20348", "Windows2022"), node("w22-2", "win22", "10.0.20348", "Windows2022"),
@@ -163,7 +163,7 @@ func TestPlanUpgradePins(t *testing.T) {
 		},
 		{
 			name: "AKS's OS SKU selector, in place on one pool: stranded, and retarget once every 2022 node moves",
-			to:   "2025", workload: pinned("StatefulSet", "db", selector(inventory.LabelAKSOSSKU, "Windows2022"), []string{imgNano2022}, "w22-1", "w22b-1"),
+			to:   "2025", workload: pinned("StatefulSet", "db", selector(wellknown.LabelAKSOSSKU, "Windows2022"), []string{imgNano2022}, "w22-1", "w22b-1"),
 			want:      row{"StatefulSet db", "retarget", "nodeSelector kubernetes.azure.com/os-sku=Windows2022 selects no node once the nodes move"},
 			wantFixes: []string{`patch statefulset db --type merge -p '{"spec":{"template":{"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"kubernetes.azure.com/os-sku","operator":"In","values":["Windows2022","Windows2025"]}]}]}}},"nodeSelector":{"kubernetes.azure.com/os-sku":null}}}}}'`},
 		},
@@ -287,7 +287,7 @@ func TestPlanUpgradeStrandedBySKU(t *testing.T) {
 		return guideRuntimeClass(name, "10.0.20348"), nil
 	}
 	workloads := []*Workload{
-		pinned("Deployment", "sku", selector(inventory.LabelAKSOSSKU, "Windows2022"), []string{imgNano2022}, "w22-1"),
+		pinned("Deployment", "sku", selector(wellknown.LabelAKSOSSKU, "Windows2022"), []string{imgNano2022}, "w22-1"),
 		pinned("Deployment", "build", selector(v1.LabelWindowsBuild, "10.0.20348"), []string{imgNano2022}, "w22-2"),
 		pinned("Deployment", "free", nil, []string{imgNano2022}, "w22-1"),
 		pinned("Deployment", "rc", runtimeClass("windows-2022"), []string{imgNano2022}),
@@ -299,7 +299,7 @@ func TestPlanUpgradeStrandedBySKU(t *testing.T) {
 		t.Fatal(err)
 	}
 	workloads[3].Pods = []*v1.Pod{rcPod}
-	plan, err := e.PlanUpgrade(t.Context(), UpgradeInput{Target: build(t, "2025"), Pool: inventory.LabelAKSOSSKU + "=Windows2022", Nodes: pinnedCluster(), Workloads: workloads})
+	plan, err := e.PlanUpgrade(t.Context(), UpgradeInput{Target: build(t, "2025"), Pool: wellknown.LabelAKSOSSKU + "=Windows2022", Nodes: pinnedCluster(), Workloads: workloads})
 	if err != nil {
 		t.Fatal(err)
 	}

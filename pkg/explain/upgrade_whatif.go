@@ -25,6 +25,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/inventory"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -155,8 +156,8 @@ func (e *Explainer) Simulate(nodes []*v1.Node, target windows.Build) []*v1.Node 
 			sim.Labels = map[string]string{}
 		}
 		sim.Labels[v1.LabelWindowsBuild] = target.String()
-		if have := sim.Labels[inventory.LabelAKSOSSKU]; sku != "" && strings.HasPrefix(have, "Windows") {
-			sim.Labels[inventory.LabelAKSOSSKU] = sku
+		if have := sim.Labels[wellknown.LabelAKSOSSKU]; sku != "" && strings.HasPrefix(have, "Windows") {
+			sim.Labels[wellknown.LabelAKSOSSKU] = sku
 		}
 		sim.Status.NodeInfo.KernelVersion = target.String()
 		out[i] = &sim

@@ -32,11 +32,6 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
-// EventImagePlatformsUnknown is the reason of the Event a pod gets when
-// the registry did not tell an image's platforms in time, and the pod is
-// placed by the tag rules or kept unschedulable, as onFailure says.
-const EventImagePlatformsUnknown = "ImagePlatformsUnknown"
-
 // Facts is a running resolver under one profile's args, and what its
 // answers mean for a pod. It implements podneeds.Facts without side
 // effects: it looks up, never asks.

@@ -34,11 +34,6 @@ import (
 // keeps the change on the tag's entry, in the same credential scope, so
 // that the scheduler can tell the next pod that uses it, once.
 
-// EventImageBuildsChanged is the reason of the Warning Event the next pod
-// of a tag gets when the tag's Windows builds changed since it was last
-// read.
-const EventImageBuildsChanged = "ImageBuildsChanged"
-
 // AnyBuild stands in a BuildsChange for a Windows platform without
 // os.version, which runs on any build.
 const AnyBuild = "any"

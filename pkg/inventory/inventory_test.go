@@ -27,6 +27,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/oracle"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 func node(name, pool, os, build string, taints ...v1.Taint) *v1.Node {
@@ -126,7 +127,7 @@ func TestProject(t *testing.T) {
 	n := node("w1", "win22", "windows", oracle.Build2022, fixture.WindowsTaint,
 		v1.Taint{Key: "soft", Value: "x", Effect: v1.TaintEffectPreferNoSchedule})
 	n.Labels["topology.kubernetes.io/zone"] = "eastus-1"
-	n.Labels[LabelKarpenterNodePool] = "karp"
+	n.Labels[wellknown.LabelKarpenterNodePool] = "karp"
 	n.Status.Images = []v1.ContainerImage{{Names: []string{"a"}, SizeBytes: 1}}
 	n.Annotations = map[string]string{"big": strings.Repeat("x", 1000)}
 	obj, err := Project(n)
@@ -136,7 +137,7 @@ func TestProject(t *testing.T) {
 	slim := obj.(*v1.Node)
 	wantLabels := map[string]string{
 		v1.LabelOSStable: "windows", v1.LabelArchStable: "amd64",
-		v1.LabelWindowsBuild: oracle.Build2022, LabelKarpenterNodePool: "karp",
+		v1.LabelWindowsBuild: oracle.Build2022, wellknown.LabelKarpenterNodePool: "karp",
 	}
 	for k, v := range wantLabels {
 		if slim.Labels[k] != v {

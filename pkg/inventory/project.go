@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -30,7 +31,7 @@ import (
 // Karpenter's NodePool, AKS's agent pool, EKS's managed node group,
 // eksctl's node group, GKE's node pool.
 var PoolLabels = []string{
-	LabelKarpenterNodePool,
+	wellknown.LabelKarpenterNodePool,
 	"kubernetes.azure.com/agentpool",
 	"agentpool",
 	"eks.amazonaws.com/nodegroup",
@@ -38,15 +39,7 @@ var PoolLabels = []string{
 	"cloud.google.com/gke-nodepool",
 }
 
-// LabelKarpenterNodePool names the Karpenter NodePool a node came from.
-const LabelKarpenterNodePool = "karpenter.sh/nodepool"
-
-// LabelAKSOSSKU is the OS SKU of an AKS pool's nodes: Ubuntu,
-// AzureLinux, Windows2019, Windows2022, Windows2025. AKS's OS move rewrites
-// it, and its docs tell users to select on it during the move.
-const LabelAKSOSSKU = "kubernetes.azure.com/os-sku"
-
-// AKSWindowsSKU is the LabelAKSOSSKU value of a Windows Server LTSC
+// AKSWindowsSKU is the wellknown.LabelAKSOSSKU value of a Windows Server LTSC
 // release's pools, from its release token (ltsc2025: Windows2025); "" for
 // a token that names no LTSC release.
 func AKSWindowsSKU(token string) string {

@@ -31,11 +31,12 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/explain"
 	"github.com/windows-aware/windows-aware/pkg/schedprofile"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // chartConfigMaps selects the ConfigMaps labelled
-// schedprofile.ConfigMapLabels.
-var chartConfigMaps = labels.SelectorFromSet(schedprofile.ConfigMapLabels).String()
+// wellknown.ConfigMapLabels.
+var chartConfigMaps = labels.SelectorFromSet(wellknown.ConfigMapLabels).String()
 
 // staticSchedulers selects kubeadm's scheduler static pods, which the
 // static-pod install replaces with ours.
@@ -125,17 +126,13 @@ func staticPodHint(ctx context.Context, cluster *explain.Cluster, ns string) str
 			for _, arg := range append(slices.Clone(c.Command), c.Args...) {
 				if file, ok := strings.CutPrefix(arg, "--config="); ok {
 					return fmt.Sprintf("; static pod %s/%s runs with --config=%s on node %s: copy that file and give --config, or publish it as ConfigMap %s/%s (docs/kubectl-plugin.md)",
-						p.Namespace, p.Name, file, p.Spec.NodeName, ns, StaticPodConfigMap)
+						p.Namespace, p.Name, file, p.Spec.NodeName, ns, wellknown.SchedulerConfigMap)
 				}
 			}
 		}
 	}
 	return ""
 }
-
-// StaticPodConfigMap is the name docs/kubectl-plugin.md gives the
-// ConfigMap an administrator publishes a static pod's configuration as.
-const StaticPodConfigMap = "windows-aware-scheduler-config"
 
 func (o *SchedulerOptions) schedulerNamespace() string {
 	if o.SchedulerNamespace == "" {

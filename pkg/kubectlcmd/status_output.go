@@ -25,8 +25,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/duration"
 
-	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/safetext"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // writeStatus writes the status for people.
@@ -51,7 +51,7 @@ func writeStatus(w io.Writer, s *Status, now time.Time) error {
 	}
 	if r := s.Retiring; r != nil {
 		fmt.Fprintln(tw)
-		fmt.Fprintf(tw, "%d retiring node(s) (%s=%s), %d pod(s) on them, %d cannot move.\n", r.Nodes, podneeds.LabelRetiring, podneeds.RetiringValue, r.Pods, len(r.Staying))
+		fmt.Fprintf(tw, "%d retiring node(s) (%s=%s), %d pod(s) on them, %d cannot move.\n", r.Nodes, wellknown.LabelRetiring, wellknown.RetiringValue, r.Pods, len(r.Staying))
 		if len(r.Staying) > 0 {
 			fmt.Fprintln(tw, "STAYING POD\tNODE\tWHY")
 			for _, p := range r.Staying {

@@ -32,10 +32,10 @@ import (
 	"k8s.io/client-go/tools/pager"
 
 	"github.com/windows-aware/windows-aware/pkg/explain"
-	"github.com/windows-aware/windows-aware/pkg/imageinspect"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/schedprofile"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -63,7 +63,7 @@ func readStatus(ctx context.Context, client kubernetes.Interface, ns string, sin
 
 	err = pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		return client.CoreV1().Pods(ns).List(ctx, opts)
-	}).EachListItem(ctx, metav1.ListOptions{LabelSelector: publish.LabelGated}, func(obj runtime.Object) error {
+	}).EachListItem(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelGated}, func(obj runtime.Object) error {
 		pod := obj.(*v1.Pod)
 		if !publish.Gated(pod) {
 			return nil
@@ -84,7 +84,7 @@ func readStatus(ctx context.Context, client kubernetes.Interface, ns string, sin
 		if last.Time.Before(since) {
 			return nil
 		}
-		if ev.Reason == imageinspect.EventImageBuildsChanged {
+		if ev.Reason == wellknown.EventImageBuildsChanged {
 			s.BuildsChanged = addChangedTag(s.BuildsChanged, ChangedTag{Image: changedImage(ev.Message), Namespace: ev.InvolvedObject.Namespace,
 				Pod: ev.InvolvedObject.Name, Message: ev.Message, Last: last})
 			return nil

@@ -20,18 +20,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/windows-aware/windows-aware/pkg/explain"
-	"github.com/windows-aware/windows-aware/pkg/imagefacts"
-	"github.com/windows-aware/windows-aware/pkg/ungate"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // RefusalReasons are the Event reasons with which the scheduler, publish
 // mode and its gate controller tell that a pod was not placed, or not yet.
 var RefusalReasons = []string{
-	"FailedScheduling", // the scheduler's own, for every profile
-	"AutoscalerBlind",  // the scheduler: no pool of the pod's build, and autoscalers cannot see why
-	imagefacts.EventImagePlatformsUnknown,
-	ungate.EventPlatformConflict,
-	ungate.EventPublishRefused,
+	"FailedScheduling",             // the scheduler's own, for every profile
+	wellknown.EventAutoscalerBlind, // the scheduler: no pool of the pod's build, and autoscalers cannot see why
+	wellknown.EventImagePlatformsUnknown,
+	wellknown.EventPlatformConflict,
+	wellknown.EventPublishRefused,
 }
 
 // Status is what kubectl windows-aware status reports.
@@ -69,7 +68,7 @@ type ChangedTag struct {
 	Last      metav1.Time `json:"last"`
 }
 
-// RetiringStatus is the nodes labelled podneeds.LabelRetiring and the pods
+// RetiringStatus is the nodes labelled wellknown.LabelRetiring and the pods
 // on them (of the namespace, or of every namespace with -A; DaemonSet pods,
 // which go with their nodes, and finished pods aside).
 type RetiringStatus struct {

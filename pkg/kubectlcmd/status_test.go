@@ -29,9 +29,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
-	"github.com/windows-aware/windows-aware/pkg/imageinspect"
-	"github.com/windows-aware/windows-aware/pkg/podneeds"
-	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -53,7 +51,7 @@ func TestStatus(t *testing.T) {
 	gated := func(name string, gate string, created time.Time) *v1.Pod {
 		p := fixture.Pod(name, "windows-aware", "example.com/app:1")
 		p.Namespace = "web"
-		p.Labels = map[string]string{publish.LabelGated: "true"}
+		p.Labels = map[string]string{wellknown.LabelGated: "true"}
 		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: gate}}
 		p.CreationTimestamp = metav1.NewTime(created)
 		return p
@@ -67,7 +65,7 @@ func TestStatus(t *testing.T) {
 		pooled("l1", "general", fixture.NodeOptions{}, true),
 		pooled("w1", "win2022", fixture.NodeOptions{OS: "windows", Build: "10.0.20348"}, true),
 		pooled("w2", "win2022", fixture.NodeOptions{OS: "windows", Build: "10.0.20348"}, false),
-		gated("held", publish.GatePlatform, now.Add(-time.Minute)),
+		gated("held", wellknown.GatePlatform, now.Add(-time.Minute)),
 		gated("released", "other.example.com/gate", now.Add(-time.Minute)),
 		event("e1", "held", "FailedScheduling", "Pod", 5*time.Minute),
 		event("e2", "held", "ImagePlatformsUnknown", "Pod", time.Minute),
@@ -115,7 +113,7 @@ func TestStatus(t *testing.T) {
 // their nodes and the pods on them, and lists the pods no other node runs.
 func TestStatusRetiring(t *testing.T) {
 	retiring := func(n *v1.Node) *v1.Node {
-		n.Labels[podneeds.LabelRetiring] = podneeds.RetiringValue
+		n.Labels[wellknown.LabelRetiring] = wellknown.RetiringValue
 		return n
 	}
 	on := func(name, node, image string) *v1.Pod {
@@ -190,7 +188,7 @@ func ptrTo[T any](v T) *T { return &v }
 func TestStatusBuildsChanged(t *testing.T) {
 	now := time.Now()
 	changed := func(name, pod, image string, ago time.Duration) *v1.Event {
-		return &v1.Event{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "web"}, Type: v1.EventTypeWarning, Reason: imageinspect.EventImageBuildsChanged,
+		return &v1.Event{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "web"}, Type: v1.EventTypeWarning, Reason: wellknown.EventImageBuildsChanged,
 			Message:        `tag "` + image + `" now lists Windows builds 10.0.26100 (digest sha256:new), not 10.0.20348 as when last read (digest sha256:old)`,
 			InvolvedObject: v1.ObjectReference{Kind: "Pod", Namespace: "web", Name: pod}, LastTimestamp: metav1.NewTime(now.Add(-ago))}
 	}

@@ -23,11 +23,11 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
-	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 func retiringNode(n *v1.Node, value string) *v1.Node {
-	n.Labels[podneeds.LabelRetiring] = value
+	n.Labels[wellknown.LabelRetiring] = value
 	return n
 }
 

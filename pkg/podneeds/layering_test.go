@@ -27,7 +27,9 @@ import (
 // gate controller, explain) reach it without a scheduler plugin, so that
 // none of them can decide by a rule of its own; nor does the kubectl
 // plugin. OSTaintToleration reads WindowsAware's decision without
-// importing it. BindGuard's room rule, noderoom, stands alone.
+// importing it. BindGuard's room rule, noderoom, stands alone. The
+// programs share names (labels, annotations, the gate, Event reasons)
+// through the leaf wellknown, not by importing one another.
 func TestLayering(t *testing.T) {
 	const module = "github.com/windows-aware/windows-aware/"
 	tests := []struct {
@@ -37,7 +39,9 @@ func TestLayering(t *testing.T) {
 		{"./", []string{"k8s.io/kubernetes/pkg/scheduler", "k8s.io/kube-scheduler", "k8s.io/client-go/kubernetes", module + "pkg/plugins"}},
 		{"../imagefacts", []string{"k8s.io/kubernetes/pkg/scheduler", "k8s.io/kube-scheduler", module + "pkg/plugins"}},
 		{"../publish", []string{module + "pkg/plugins", module + "pkg/explain"}},
-		{"../explain", []string{module + "pkg/plugins"}},
+		// explain reads publish mode's record, gate and labels through
+		// wellknown, not the webhook.
+		{"../explain", []string{module + "pkg/plugins", module + "pkg/publish", module + "pkg/ungate"}},
 		{"../ungate", []string{module + "pkg/plugins", module + "pkg/explain"}},
 		// The webhooks and the gate remover read the scheduler's
 		// configuration through schedprofile, not the kubectl reports.
@@ -50,8 +54,16 @@ func TestLayering(t *testing.T) {
 		{"../registryhost", []string{module + "pkg/"}},
 		{"../../internal/controlplane", []string{module + "pkg/kubectlcmd", module + "pkg/explain"}},
 		{"../schedprofile", []string{module + "pkg/explain", module + "pkg/kubectlcmd", module + "pkg/publish", module + "pkg/plugins"}},
-		{"../kubectlcmd", []string{module + "pkg/plugins"}},
+		// The kubectl plugin reads the gate remover's Event reasons
+		// through wellknown, not the remover.
+		{"../kubectlcmd", []string{module + "pkg/plugins", module + "pkg/ungate"}},
 		{"../../cmd/kubectl-windows_aware", []string{module + "pkg/plugins"}},
+		// The scheduler's plugins name the other programs' labels, gate
+		// and Events through wellknown, never by importing them.
+		{"../plugins/...", []string{module + "pkg/publish", module + "pkg/ungate", module + "pkg/kubectlcmd", module + "pkg/explain"}},
+		// Every program names through wellknown, so it imports nothing of
+		// the project.
+		{"../wellknown", []string{module}},
 		// OSTaintToleration reads WindowsAware's decision through osmatch.
 		{"../plugins/ostainttoleration", []string{module + "pkg/plugins/windowsaware"}},
 		{"../nodeclasses", []string{"k8s.io/kubernetes/pkg/scheduler", "k8s.io/kube-scheduler", module + "pkg/plugins"}},
@@ -61,13 +73,18 @@ func TestLayering(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.pkg, func(t *testing.T) {
-			out, err := exec.Command("go", "list", "-deps", tt.pkg).Output()
+			// The packages tt.pkg names are not their own dependencies:
+			// a forbidden prefix may hold them.
+			out, err := exec.Command("go", "list", "-deps", "-f", "{{if .DepOnly}}{{.ImportPath}}{{end}}", tt.pkg).Output()
 			if err != nil {
 				t.Fatalf("go list -deps %s: %v", tt.pkg, err)
 			}
 			for _, dep := range strings.Fields(string(out)) {
 				for _, f := range tt.forbidden {
-					if dep == f || strings.HasPrefix(dep, f+"/") {
+					// A forbidden path is that package and those under
+					// it; one that ends in / (module + "pkg/") those
+					// under it alone.
+					if dep == f || strings.HasPrefix(dep, strings.TrimSuffix(f, "/")+"/") {
 						t.Errorf("%s imports %s", tt.pkg, dep)
 					}
 				}

@@ -16,20 +16,14 @@ limitations under the License.
 
 package podneeds
 
-import v1 "k8s.io/api/core/v1"
+import (
+	v1 "k8s.io/api/core/v1"
 
-// LabelRetiring marks a node an administrator is taking out of service,
-// such as the nodes of a Windows Server pool being replaced by a newer
-// build. It steers and never filters: a pod that some other node could run
-// prefers that node, and a pod only retiring nodes run still lands on one.
-const LabelRetiring = "windows-aware.x-k8s.io/retiring"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
+)
 
-// RetiringValue is the value of LabelRetiring that marks a node; any other
-// value, like no label, leaves the node as it is.
-const RetiringValue = "true"
-
-// Retiring reports whether a node carries LabelRetiring=true. It does not
-// allocate.
+// Retiring reports whether a node carries wellknown.LabelRetiring=true. It
+// does not allocate.
 func Retiring(node *v1.Node) bool {
-	return node.Labels[LabelRetiring] == RetiringValue
+	return node.Labels[wellknown.LabelRetiring] == wellknown.RetiringValue
 }

@@ -57,7 +57,7 @@ func (p *Publisher) AdmitWithWarnings(logger klog.Logger, req *admissionv1.Admis
 
 // AdmitOptIn answers an admission request for a pod created in a
 // namespace that opts in (the webhook configuration's namespaceSelector
-// names LabelOptIn): allowed, always, with a JSON patch that sets the
+// names wellknown.LabelOptIn): allowed, always, with a JSON patch that sets the
 // profile as the pod's scheduler when OptIn does. The publish webhook,
 // called after it, then publishes the pod as the profile's.
 func (p *Publisher) AdmitOptIn(logger klog.Logger, req *admissionv1.AdmissionRequest) (resp *admissionv1.AdmissionResponse, outcome Outcome) {

@@ -32,6 +32,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 func podRequest(t *testing.T, op admissionv1.Operation, pod *v1.Pod) *admissionv1.AdmissionRequest {
@@ -69,16 +70,16 @@ func TestAdmit(t *testing.T) {
 		{name: "create of a conflicting pod that arrives gated: the label alone", op: admissionv1.Create, outcome: OutcomeConflict, wantPatch: true,
 			pod: with(podOf(img2019), func(p *v1.Pod) {
 				p.Spec.NodeSelector = map[string]string{v1.LabelOSStable: "linux"}
-				p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/first"}, {Name: GatePlatform}}
+				p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/first"}, {Name: wellknown.GatePlatform}}
 			})},
 		{name: "create of another scheduler's pod that arrives gated: the label alone", op: admissionv1.Create, outcome: OutcomeSkipped, wantPatch: true,
 			pod: with(fixture.Pod("p", "default-scheduler", img2019), func(p *v1.Pod) {
-				p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: GatePlatform}}
+				p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}}
 			})},
 		{name: "create of another scheduler's pod that arrives gated and labelled", op: admissionv1.Create, outcome: OutcomeSkipped,
 			pod: with(fixture.Pod("p", "default-scheduler", img2019), func(p *v1.Pod) {
-				p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: GatePlatform}}
-				p.Labels = map[string]string{LabelGated: "true"}
+				p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}}
+				p.Labels = map[string]string{wellknown.LabelGated: "true"}
 			})},
 		{name: "update", op: admissionv1.Update, pod: podOf(img2019), outcome: OutcomeSkipped},
 		{name: "delete", op: admissionv1.Delete, pod: podOf(img2019), outcome: OutcomeSkipped},

@@ -27,6 +27,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestPublishLabelsTheGate: a pod that leaves Publish carrying the gate
@@ -40,7 +41,7 @@ func TestPublishLabelsTheGate(t *testing.T) {
 		a.ImageResolution.Registries = []config.RegistryHost{{Host: "mcr.microsoft.com"}}
 	}
 	gated := func(p *v1.Pod) *v1.Pod {
-		p.Spec.SchedulingGates = append(p.Spec.SchedulingGates, v1.PodSchedulingGate{Name: GatePlatform})
+		p.Spec.SchedulingGates = append(p.Spec.SchedulingGates, v1.PodSchedulingGate{Name: wellknown.GatePlatform})
 		return p
 	}
 	tests := []struct {
@@ -48,7 +49,7 @@ func TestPublishLabelsTheGate(t *testing.T) {
 		args    []func(*config.WindowsAwareArgs)
 		pod     *v1.Pod
 		outcome Outcome
-		// wantLabel: the pod leaves with LabelGated=true.
+		// wantLabel: the pod leaves with wellknown.LabelGated=true.
 		wantLabel bool
 	}{
 		{name: "gated by the webhook", args: []func(*config.WindowsAwareArgs){resolving},
@@ -65,9 +66,9 @@ func TestPublishLabelsTheGate(t *testing.T) {
 			pod: with(gated(podOf(img2019)), func(p *v1.Pod) { p.Spec.NodeSelector = map[string]string{v1.LabelOSStable: "linux"} })},
 		{name: "arrives gated, another scheduler's", pod: gated(fixture.Pod("p", "default-scheduler", img2019)), outcome: OutcomeSkipped, wantLabel: true},
 		{name: "arrives gated, opted out", outcome: OutcomeSkipped, wantLabel: true,
-			pod: with(gated(podOf(img2019)), func(p *v1.Pod) { p.Labels = map[string]string{LabelPublish: "false"} })},
+			pod: with(gated(podOf(img2019)), func(p *v1.Pod) { p.Labels = map[string]string{wellknown.LabelPublish: "false"} })},
 		{name: "arrives gated with the label set to another value", outcome: OutcomeSkipped, wantLabel: true,
-			pod: with(gated(fixture.Pod("p", "default-scheduler", img2019)), func(p *v1.Pod) { p.Labels = map[string]string{LabelGated: "yes"} })},
+			pod: with(gated(fixture.Pod("p", "default-scheduler", img2019)), func(p *v1.Pod) { p.Labels = map[string]string{wellknown.LabelGated: "yes"} })},
 		{name: "another gate only", outcome: OutcomeSkipped,
 			pod: with(fixture.Pod("p", "default-scheduler", img2019), func(p *v1.Pod) {
 				p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/other"}}
@@ -83,10 +84,10 @@ func TestPublishLabelsTheGate(t *testing.T) {
 			if outcome != tt.outcome {
 				t.Errorf("outcome %q, want %q", outcome, tt.outcome)
 			}
-			if got := pod.Labels[LabelGated] == "true"; got != tt.wantLabel {
-				t.Errorf("labels %v: %s=true %v, want %v", pod.Labels, LabelGated, got, tt.wantLabel)
+			if got := pod.Labels[wellknown.LabelGated] == "true"; got != tt.wantLabel {
+				t.Errorf("labels %v: %s=true %v, want %v", pod.Labels, wellknown.LabelGated, got, tt.wantLabel)
 			}
-			if Gated(pod) && pod.Labels[LabelGated] != "true" {
+			if Gated(pod) && pod.Labels[wellknown.LabelGated] != "true" {
 				t.Errorf("the pod leaves gated without the label: labels %v", pod.Labels)
 			}
 			if outcome == OutcomeStamped || outcome == OutcomeGated {
@@ -98,7 +99,7 @@ func TestPublishLabelsTheGate(t *testing.T) {
 				if want.Labels == nil {
 					want.Labels = map[string]string{}
 				}
-				want.Labels[LabelGated] = "true"
+				want.Labels[wellknown.LabelGated] = "true"
 			}
 			if diff := cmp.Diff(want, pod); diff != "" {
 				t.Errorf("a %s pod was changed beyond the label (-want +got):\n%s", outcome, diff)

@@ -16,15 +16,11 @@ limitations under the License.
 
 package publish
 
-import v1 "k8s.io/api/core/v1"
+import (
+	v1 "k8s.io/api/core/v1"
 
-// LabelOptIn opts pods in and out of the profile without editing them. On
-// a namespace, "true" makes every pod created there that names no
-// scheduler of its own (none, or default-scheduler) the profile's, so that
-// workloads whose templates cannot be edited (a third-party chart's) are
-// placed by it too. On a pod, "false" keeps the scheduler it names, in
-// such a namespace.
-const LabelOptIn = "windows-aware.x-k8s.io/opt-in"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
+)
 
 // SchedulerPresence tells whether a replica of the profile's scheduler is
 // running: one holds and renews its leader-election Lease (LeaseWatch).
@@ -40,14 +36,14 @@ type SchedulerPresence interface {
 func (p *Publisher) FollowScheduler(presence SchedulerPresence) { p.presence = presence }
 
 // OptIn makes the pod the profile's, in place, and says so with
-// OutcomeOptedIn: a pod that names no scheduler of its own, is not opted
-// out with LabelOptIn=false, is one the profile places (not bound, not a
-// mirror pod: see skipReason), while the profile's scheduler runs. A
+// OutcomeOptedIn: a pod that names no scheduler of its own, is not opted out
+// with wellknown.LabelOptIn=false, is one the profile places (not bound, not
+// a mirror pod: see skipReason), while the profile's scheduler runs. A
 // DaemonSet's pod opts in too, though nothing is published into it: two
-// schedulers binding onto the same nodes each count only the pods they
-// know of, and the pods a DaemonSet adds to every node are the ones most
-// likely to race with the profile's. Its controller's node affinity still
-// decides its node, and the profile's plugins honour it.
+// schedulers binding onto the same nodes each count only the pods they know
+// of, and the pods a DaemonSet adds to every node are the ones most likely to
+// race with the profile's. Its controller's node affinity still decides its
+// node, and the profile's plugins honour it.
 //
 // A pod that keeps its scheduler gets OutcomeSkipped, or
 // OutcomeNoScheduler when only the scheduler's absence kept it: a pod
@@ -55,7 +51,7 @@ func (p *Publisher) FollowScheduler(presence SchedulerPresence) { p.presence = p
 // scheduler places it. Whether the pod's namespace opts in is the webhook
 // configuration's to check (its namespaceSelector), not this method's.
 func (p *Publisher) OptIn(pod *v1.Pod) Outcome {
-	if pod.Labels[LabelOptIn] == "false" {
+	if pod.Labels[wellknown.LabelOptIn] == "false" {
 		return OutcomeSkipped
 	}
 	if name := pod.Spec.SchedulerName; name != "" && name != v1.DefaultSchedulerName {

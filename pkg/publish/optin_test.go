@@ -26,6 +26,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
+
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestOptIn: in a namespace that opts in, a pod that names no scheduler of
@@ -48,10 +50,10 @@ func TestOptIn(t *testing.T) {
 	}{
 		{name: "default-scheduler", pod: named(v1.DefaultSchedulerName), optedIn: true},
 		{name: "no scheduler named", pod: named(""), optedIn: true},
-		{name: "opted out of publishing only: still the profile's", pod: with(named(""), func(p *v1.Pod) { p.Labels = map[string]string{LabelPublish: "false"} }), optedIn: true},
+		{name: "opted out of publishing only: still the profile's", pod: with(named(""), func(p *v1.Pod) { p.Labels = map[string]string{wellknown.LabelPublish: "false"} }), optedIn: true},
 		{name: "another scheduler", pod: named("gpu-scheduler"), optedIn: false},
 		{name: "already the profile's", pod: named(profile), optedIn: false},
-		{name: "opted out", pod: with(named(""), func(p *v1.Pod) { p.Labels = map[string]string{LabelOptIn: "false"} }), optedIn: false},
+		{name: "opted out", pod: with(named(""), func(p *v1.Pod) { p.Labels = map[string]string{wellknown.LabelOptIn: "false"} }), optedIn: false},
 		{name: "bound", pod: with(named(""), func(p *v1.Pod) { p.Spec.NodeName = "n1" }), optedIn: false},
 		{name: "mirror", pod: with(named(""), func(p *v1.Pod) { p.Annotations = map[string]string{v1.MirrorPodAnnotationKey: "x"} }), optedIn: false},
 		{name: "a DaemonSet's: its controller's affinity still picks the node", pod: with(named(""), daemonSetPod), optedIn: true},

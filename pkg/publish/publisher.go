@@ -27,14 +27,9 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/apis/config/validation"
 	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
-
-// GatePlatform is the scheduling gate a pod gets at creation when the
-// scheduler would wait for a registry to tell its images' platforms: it
-// keeps autoscalers from acting on the pod before its constraints are
-// known, until the registry's answer is written in and the gate removed.
-const GatePlatform = "windows-aware.x-k8s.io/platform"
 
 // preferredWeight is the weight of the preferred term for the exact build:
 // the most a preference can weigh, as the exact build is what the
@@ -111,15 +106,15 @@ func (p *Publisher) decide(pod *v1.Pod) *podneeds.Decision {
 // Profile is the schedulerName of the pods the publisher changes.
 func (p *Publisher) Profile() string { return p.profile }
 
-// Publish writes into pod, in place, what the profile decides about it,
-// only adding, and returns what it wrote and the outcome. Pass a copy of a
-// pod read from an informer. Nothing is written to a pod out of scope
-// (another scheduler's, bound, mirror, DaemonSet, opted out) or whose own
-// constraints contradict the decision, but for LabelGated on a pod that
-// arrives carrying GatePlatform without it: whatever else happens, a pod
-// that keeps the gate carries the label by which the gate remover finds
-// it (labelGated), so that the remover's watch of labelled pods sees it.
-func (p *Publisher) Publish(pod *v1.Pod) (Record, Outcome) {
+// Publish writes into pod, in place, what the profile decides about it, only
+// adding, and returns what it wrote and the outcome. Pass a copy of a pod
+// read from an informer. Nothing is written to a pod out of scope (another
+// scheduler's, bound, mirror, DaemonSet, opted out) or whose own constraints
+// contradict the decision, but for wellknown.LabelGated on a pod that arrives
+// carrying wellknown.GatePlatform without it: whatever else happens, a pod
+// that keeps the gate carries the label by which the gate remover finds it
+// (labelGated), so that the remover's watch of labelled pods sees it.
+func (p *Publisher) Publish(pod *v1.Pod) (wellknown.Record, Outcome) {
 	rec, outcome := p.publish(pod)
 	labelGated(pod)
 	return rec, outcome
@@ -127,15 +122,15 @@ func (p *Publisher) Publish(pod *v1.Pod) (Record, Outcome) {
 
 // publish is Publish without the label, which Publish writes on every pod
 // that leaves with the gate, gated here or before.
-func (p *Publisher) publish(pod *v1.Pod) (Record, Outcome) {
+func (p *Publisher) publish(pod *v1.Pod) (wellknown.Record, Outcome) {
 	if p.skipReason(pod) != "" {
-		return Record{}, OutcomeSkipped
+		return wellknown.Record{}, OutcomeSkipped
 	}
 	d := p.decide(pod)
 	if d.Conflict() != "" {
-		return Record{}, OutcomeConflict
+		return wellknown.Record{}, OutcomeConflict
 	}
-	rec := Record{Source: string(d.OSSource())}
+	rec := wellknown.Record{Source: string(d.OSSource())}
 	gatedOn, waits := imagefacts.WaitsForRegistry(&p.resolution, p.decider, pod)
 	if d.OS() != "" && (!waits || d.OSSource().Declared()) {
 		p.writeOS(pod, d, &rec)
@@ -144,16 +139,16 @@ func (p *Publisher) publish(pod *v1.Pod) (Record, Outcome) {
 		}
 	}
 	if waits && !Gated(pod) {
-		pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, v1.PodSchedulingGate{Name: GatePlatform})
+		pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, v1.PodSchedulingGate{Name: wellknown.GatePlatform})
 		rec.GatedOn = gatedOn
 	}
 	if rec.Empty() {
-		return Record{}, OutcomeSkipped
+		return wellknown.Record{}, OutcomeSkipped
 	}
 	if pod.Annotations == nil {
 		pod.Annotations = map[string]string{}
 	}
-	pod.Annotations[AnnotationPublished] = rec.String()
+	pod.Annotations[wellknown.AnnotationPublished] = rec.String()
 	if rec.GatedOn != "" {
 		return rec, OutcomeGated
 	}
@@ -163,7 +158,7 @@ func (p *Publisher) publish(pod *v1.Pod) (Record, Outcome) {
 // writeOS writes the decision's OS: its node selector and the tolerations
 // of its taints, and, for a Windows pod with images of known builds (not
 // HostProcess, which runs on any build), the builds.
-func (p *Publisher) writeOS(pod *v1.Pod, d *podneeds.Decision, rec *Record) {
+func (p *Publisher) writeOS(pod *v1.Pod, d *podneeds.Decision, rec *wellknown.Record) {
 	if _, set := pod.Spec.NodeSelector[v1.LabelOSStable]; !set {
 		if pod.Spec.NodeSelector == nil {
 			pod.Spec.NodeSelector = map[string]string{}

@@ -28,6 +28,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 const (
@@ -126,21 +127,21 @@ func TestPublish(t *testing.T) {
 		wantAffinity    *v1.Affinity
 		wantTolerations []v1.Toleration
 		wantGates       []v1.PodSchedulingGate
-		wantRecord      Record
+		wantRecord      wellknown.Record
 	}{
 		{
 			name: "selector-less ltsc2019", pod: podOf(img2019), outcome: OutcomeStamped,
 			wantSelector:    map[string]string{v1.LabelOSStable: "windows"},
 			wantAffinity:    requiredTerms([]v1.NodeSelectorRequirement{buildIs(build19)}),
 			wantTolerations: winTolerations,
-			wantRecord:      Record{Source: "tag", OS: "windows", Builds: []string{build19}, Tolerations: tolerationStrings(winTolerations)},
+			wantRecord:      wellknown.Record{Source: "tag", OS: "windows", Builds: []string{build19}, Tolerations: tolerationStrings(winTolerations)},
 		},
 		{
 			name: "ltsc2022: 2022, 23H2 and 2025 hosts, 2022 preferred", pod: podOf(img2022), outcome: OutcomeStamped,
 			wantSelector:    map[string]string{v1.LabelOSStable: "windows"},
 			wantAffinity:    staying(preferring(requiredTerms([]v1.NodeSelectorRequirement{buildIs(build22, build23, build25)}), build22)),
 			wantTolerations: winTolerations,
-			wantRecord:      Record{Source: "tag", OS: "windows", Builds: []string{build22, build23, build25}, Preferred: build22, Tolerations: tolerationStrings(winTolerations), AvoidsRetiring: true},
+			wantRecord:      wellknown.Record{Source: "tag", OS: "windows", Builds: []string{build22, build23, build25}, Preferred: build22, Tolerations: tolerationStrings(winTolerations), AvoidsRetiring: true},
 		},
 		{
 			name: "ltsc2022 under exact compatibility: 2022 only", pod: podOf(img2022), outcome: OutcomeStamped,
@@ -148,7 +149,7 @@ func TestPublish(t *testing.T) {
 			wantSelector:    map[string]string{v1.LabelOSStable: "windows"},
 			wantAffinity:    requiredTerms([]v1.NodeSelectorRequirement{buildIs(build22)}),
 			wantTolerations: winTolerations,
-			wantRecord:      Record{Source: "tag", OS: "windows", Builds: []string{build22}, Tolerations: tolerationStrings(winTolerations)},
+			wantRecord:      wellknown.Record{Source: "tag", OS: "windows", Builds: []string{build22}, Tolerations: tolerationStrings(winTolerations)},
 		},
 		{
 			name: "multi-image: ltsc2022 init and ltsc2025 main need a 2025 host", outcome: OutcomeStamped,
@@ -156,19 +157,19 @@ func TestPublish(t *testing.T) {
 			wantSelector:    map[string]string{v1.LabelOSStable: "windows"},
 			wantAffinity:    requiredTerms([]v1.NodeSelectorRequirement{buildIs(build25)}),
 			wantTolerations: winTolerations,
-			wantRecord:      Record{Source: "tag", OS: "windows", Builds: []string{build25}, Tolerations: tolerationStrings(winTolerations)},
+			wantRecord:      wellknown.Record{Source: "tag", OS: "windows", Builds: []string{build25}, Tolerations: tolerationStrings(winTolerations)},
 		},
 		{
 			name: "HostProcess: the OS, no build", pod: fixture.HostProcess(podOf(img2019)), outcome: OutcomeStamped,
 			wantSelector:    map[string]string{v1.LabelOSStable: "windows"},
 			wantTolerations: winTolerations,
-			wantRecord:      Record{Source: "tag", OS: "windows", Tolerations: tolerationStrings(winTolerations)},
+			wantRecord:      wellknown.Record{Source: "tag", OS: "windows", Tolerations: tolerationStrings(winTolerations)},
 		},
 		{
 			name: "Linux pod by defaultOS", pod: podOf(imgLinux), outcome: OutcomeStamped,
 			wantSelector:    map[string]string{v1.LabelOSStable: "linux"},
 			wantTolerations: linuxTolerations,
-			wantRecord:      Record{Source: "default", OS: "linux", Tolerations: tolerationStrings(linuxTolerations)},
+			wantRecord:      wellknown.Record{Source: "default", OS: "linux", Tolerations: tolerationStrings(linuxTolerations)},
 		},
 		{
 			name: "defaultOS any: nothing to write", pod: podOf(imgLinux), outcome: OutcomeSkipped,
@@ -191,7 +192,7 @@ func TestPublish(t *testing.T) {
 			wantSelector:    map[string]string{v1.LabelOSStable: "windows", "pool": "iis"},
 			wantAffinity:    requiredTerms([]v1.NodeSelectorRequirement{buildIs(build19)}),
 			wantTolerations: winTolerations,
-			wantRecord:      Record{Source: "tag", Builds: []string{build19}, Tolerations: tolerationStrings(winTolerations)},
+			wantRecord:      wellknown.Record{Source: "tag", Builds: []string{build19}, Tolerations: tolerationStrings(winTolerations)},
 		},
 		{
 			name: "existing required terms without the build key: each gets it", outcome: OutcomeStamped,
@@ -201,7 +202,7 @@ func TestPublish(t *testing.T) {
 			wantSelector:    map[string]string{v1.LabelOSStable: "windows"},
 			wantAffinity:    requiredTerms([]v1.NodeSelectorRequirement{zoneIs("a"), buildIs(build19)}, []v1.NodeSelectorRequirement{zoneIs("b"), buildIs(build19)}),
 			wantTolerations: winTolerations,
-			wantRecord:      Record{Source: "tag", OS: "windows", Builds: []string{build19}, Tolerations: tolerationStrings(winTolerations)},
+			wantRecord:      wellknown.Record{Source: "tag", OS: "windows", Builds: []string{build19}, Tolerations: tolerationStrings(winTolerations)},
 		},
 		{
 			name: "a term that already names the build is left alone, the other gets it", outcome: OutcomeStamped,
@@ -211,7 +212,7 @@ func TestPublish(t *testing.T) {
 			wantSelector:    map[string]string{v1.LabelOSStable: "windows"},
 			wantAffinity:    staying(preferring(requiredTerms([]v1.NodeSelectorRequirement{buildIs(build25)}, []v1.NodeSelectorRequirement{zoneIs("b"), buildIs(build22, build23, build25)}), build22)),
 			wantTolerations: winTolerations,
-			wantRecord:      Record{Source: "tag", OS: "windows", Builds: []string{build22, build23, build25}, Preferred: build22, Tolerations: tolerationStrings(winTolerations), AvoidsRetiring: true},
+			wantRecord:      wellknown.Record{Source: "tag", OS: "windows", Builds: []string{build22, build23, build25}, Preferred: build22, Tolerations: tolerationStrings(winTolerations), AvoidsRetiring: true},
 		},
 		{
 			name: "a term that names the build too widely is narrowed by a second expression", outcome: OutcomeStamped,
@@ -221,7 +222,7 @@ func TestPublish(t *testing.T) {
 			wantSelector:    map[string]string{v1.LabelOSStable: "windows"},
 			wantAffinity:    requiredTerms([]v1.NodeSelectorRequirement{buildIs(build19, build22), buildIs(build19)}),
 			wantTolerations: winTolerations,
-			wantRecord:      Record{Source: "tag", OS: "windows", Builds: []string{build19}, Tolerations: tolerationStrings(winTolerations)},
+			wantRecord:      wellknown.Record{Source: "tag", OS: "windows", Builds: []string{build19}, Tolerations: tolerationStrings(winTolerations)},
 		},
 		{
 			name: "every term already narrow and a preference of the user's: no affinity written", outcome: OutcomeStamped,
@@ -231,7 +232,7 @@ func TestPublish(t *testing.T) {
 			wantSelector:    map[string]string{v1.LabelOSStable: "windows"},
 			wantAffinity:    preferring(requiredTerms([]v1.NodeSelectorRequirement{buildIs(build22)}), build25),
 			wantTolerations: winTolerations,
-			wantRecord:      Record{Source: "tag", OS: "windows", Tolerations: tolerationStrings(winTolerations)},
+			wantRecord:      wellknown.Record{Source: "tag", OS: "windows", Tolerations: tolerationStrings(winTolerations)},
 		},
 		{
 			name: "an existing toleration covers the os key: only the other key is added", outcome: OutcomeStamped,
@@ -241,7 +242,7 @@ func TestPublish(t *testing.T) {
 			wantSelector:    map[string]string{v1.LabelOSStable: "windows"},
 			wantAffinity:    requiredTerms([]v1.NodeSelectorRequirement{buildIs(build19)}),
 			wantTolerations: append([]v1.Toleration{{Key: "os", Operator: v1.TolerationOpExists}}, winTolerations[2:]...),
-			wantRecord:      Record{Source: "tag", OS: "windows", Builds: []string{build19}, Tolerations: tolerationStrings(winTolerations[2:])},
+			wantRecord:      wellknown.Record{Source: "tag", OS: "windows", Builds: []string{build19}, Tolerations: tolerationStrings(winTolerations[2:])},
 		},
 		{
 			name: "everything already there: nothing to add", outcome: OutcomeSkipped,
@@ -256,11 +257,11 @@ func TestPublish(t *testing.T) {
 			args:         []func(*config.WindowsAwareArgs){func(a *config.WindowsAwareArgs) { a.OSTaints.Tolerate = false }},
 			wantSelector: map[string]string{v1.LabelOSStable: "windows"},
 			wantAffinity: requiredTerms([]v1.NodeSelectorRequirement{buildIs(build19)}),
-			wantRecord:   Record{Source: "tag", OS: "windows", Builds: []string{build19}},
+			wantRecord:   wellknown.Record{Source: "tag", OS: "windows", Builds: []string{build19}},
 		},
 		{
 			name: "opted out", outcome: OutcomeSkipped,
-			pod: with(podOf(img2019), func(p *v1.Pod) { p.Labels = map[string]string{LabelPublish: "false"} }),
+			pod: with(podOf(img2019), func(p *v1.Pod) { p.Labels = map[string]string{wellknown.LabelPublish: "false"} }),
 		},
 		{
 			name: "a DaemonSet's pod", outcome: OutcomeSkipped,
@@ -285,15 +286,15 @@ func TestPublish(t *testing.T) {
 			pod:             podOf("mcr.microsoft.com/windows/servercore:latest"),
 			wantSelector:    map[string]string{v1.LabelOSStable: "windows"},
 			wantTolerations: winTolerations,
-			wantGates:       []v1.PodSchedulingGate{{Name: GatePlatform}},
-			wantRecord:      Record{Source: "tag", OS: "windows", Tolerations: tolerationStrings(winTolerations), GatedOn: "mcr.microsoft.com/windows/servercore:latest"},
+			wantGates:       []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}},
+			wantRecord:      wellknown.Record{Source: "tag", OS: "windows", Tolerations: tolerationStrings(winTolerations), GatedOn: "mcr.microsoft.com/windows/servercore:latest"},
 		},
 		{
 			name: "registry resolution of undeclared pods: gated, and the default OS not written", outcome: OutcomeGated,
 			args:       []func(*config.WindowsAwareArgs){registry(config.ResolutionUndeclared)},
 			pod:        podOf("contoso.azurecr.io/web:1.4.2"),
-			wantGates:  []v1.PodSchedulingGate{{Name: GatePlatform}},
-			wantRecord: Record{Source: "default", GatedOn: "contoso.azurecr.io/web:1.4.2"},
+			wantGates:  []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}},
+			wantRecord: wellknown.Record{Source: "default", GatedOn: "contoso.azurecr.io/web:1.4.2"},
 		},
 		{
 			name: "registry resolution: a tag that names the build is not gated", outcome: OutcomeStamped,
@@ -302,7 +303,7 @@ func TestPublish(t *testing.T) {
 			wantSelector:    map[string]string{v1.LabelOSStable: "windows"},
 			wantAffinity:    requiredTerms([]v1.NodeSelectorRequirement{buildIs(build19)}),
 			wantTolerations: winTolerations,
-			wantRecord:      Record{Source: "tag", OS: "windows", Builds: []string{build19}, Tolerations: tolerationStrings(winTolerations)},
+			wantRecord:      wellknown.Record{Source: "tag", OS: "windows", Builds: []string{build19}, Tolerations: tolerationStrings(winTolerations)},
 		},
 	}
 	for _, tt := range tests {
@@ -332,12 +333,12 @@ func TestPublish(t *testing.T) {
 			}
 			if tt.wantGates != nil {
 				want.Spec.SchedulingGates = tt.wantGates
-				want.Labels = map[string]string{LabelGated: "true"}
+				want.Labels = map[string]string{wellknown.LabelGated: "true"}
 			}
 			if want.Annotations == nil {
 				want.Annotations = map[string]string{}
 			}
-			want.Annotations[AnnotationPublished] = tt.wantRecord.String()
+			want.Annotations[wellknown.AnnotationPublished] = tt.wantRecord.String()
 			if diff := cmp.Diff(want, pod); diff != "" {
 				t.Errorf("published pod (-want +got):\n%s", diff)
 			}

@@ -23,13 +23,13 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
-	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // stayingTerm is the preferred term publish mode writes for the nodes that
 // are not retiring.
 var stayingTerm = v1.PreferredSchedulingTerm{Weight: 100, Preference: v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{
-	{Key: podneeds.LabelRetiring, Operator: v1.NodeSelectorOpNotIn, Values: []string{"true"}},
+	{Key: wellknown.LabelRetiring, Operator: v1.NodeSelectorOpNotIn, Values: []string{"true"}},
 }}}
 
 // staying adds stayingTerm after the preferred terms of a.
@@ -61,7 +61,7 @@ func TestPublishPrefersStaying(t *testing.T) {
 		return v1.PreferredSchedulingTerm{Weight: 100, Preference: v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{buildIs(b)}}}
 	}
 	ownTerm := v1.PreferredSchedulingTerm{Weight: 5, Preference: v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{
-		{Key: podneeds.LabelRetiring, Operator: v1.NodeSelectorOpDoesNotExist},
+		{Key: wellknown.LabelRetiring, Operator: v1.NodeSelectorOpDoesNotExist},
 	}}}
 	anyBuild := podOf("mcr.microsoft.com/dotnet/framework/aspnet:4.8") // a manifest list: no build
 	anyBuild.Spec.OS = &v1.PodOS{Name: v1.Windows}
@@ -98,7 +98,7 @@ func TestPublishPrefersStaying(t *testing.T) {
 // pod it need not gate (its admission policy lets it add one of each).
 func TestUngateWritesStayingTerm(t *testing.T) {
 	pod := with(podOf(img2022), func(p *v1.Pod) {
-		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: GatePlatform}}
+		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}}
 	})
 	rec, outcome, _ := newPublisher(t).Ungate(pod, nil)
 	if outcome != OutcomeStamped || !rec.AvoidsRetiring {

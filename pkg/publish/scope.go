@@ -20,10 +20,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
-
-// LabelPublish opts a pod out of publishing with the value "false".
-const LabelPublish = "windows-aware.x-k8s.io/publish"
 
 // Why a pod is not published. They are the values of the webhook's logs.
 const (
@@ -31,7 +29,7 @@ const (
 	skipBound          = "the pod names its node"
 	skipMirror         = "a mirror pod"
 	skipDaemonSet      = "a DaemonSet's pod"
-	skipOptedOut       = "the pod opts out with " + LabelPublish + "=false"
+	skipOptedOut       = "the pod opts out with " + wellknown.LabelPublish + "=false"
 )
 
 // skipReason says why the pod is not the publisher's to change, or "" when
@@ -53,7 +51,7 @@ func (p *Publisher) skipReason(pod *v1.Pod) string {
 		return skipMirror
 	case podneeds.DaemonSetPod(pod):
 		return skipDaemonSet
-	case pod.Labels[LabelPublish] == "false":
+	case pod.Labels[wellknown.LabelPublish] == "false":
 		return skipOptedOut
 	}
 	return ""

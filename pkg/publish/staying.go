@@ -22,6 +22,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -42,7 +43,7 @@ const stayingWeight = 100
 // as they are). A pod only one build runs gets no such term: where that
 // build is retiring, its nodes are its only place. HostProcess pods, which
 // DaemonSets run on every node, are left alone.
-func movable(d *podneeds.Decision, rec *Record) bool {
+func movable(d *podneeds.Decision, rec *wellknown.Record) bool {
 	if d.OS() != windows.OSWindows || d.HostProcess() {
 		return false
 	}
@@ -54,13 +55,13 @@ func movable(d *podneeds.Decision, rec *Record) bool {
 }
 
 // preferStaying adds a preferred term for the nodes that are not retiring
-// (podneeds.LabelRetiring NotIn [true], which a node without the label
+// (wellknown.LabelRetiring NotIn [true], which a node without the label
 // matches), unless a preferred term of the pod already names that label:
 // the pod's preference stands. It reports whether it added the term.
 func preferStaying(pod *v1.Pod) bool {
 	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
 		for _, t := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
-			if slices.ContainsFunc(t.Preference.MatchExpressions, func(e v1.NodeSelectorRequirement) bool { return e.Key == podneeds.LabelRetiring }) {
+			if slices.ContainsFunc(t.Preference.MatchExpressions, func(e v1.NodeSelectorRequirement) bool { return e.Key == wellknown.LabelRetiring }) {
 				return false
 			}
 		}
@@ -69,7 +70,7 @@ func preferStaying(pod *v1.Pod) bool {
 	na.PreferredDuringSchedulingIgnoredDuringExecution = append(na.PreferredDuringSchedulingIgnoredDuringExecution, v1.PreferredSchedulingTerm{
 		Weight: stayingWeight,
 		Preference: v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{
-			{Key: podneeds.LabelRetiring, Operator: v1.NodeSelectorOpNotIn, Values: []string{podneeds.RetiringValue}},
+			{Key: wellknown.LabelRetiring, Operator: v1.NodeSelectorOpNotIn, Values: []string{wellknown.RetiringValue}},
 		}},
 	})
 	return true

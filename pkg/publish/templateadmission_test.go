@@ -28,6 +28,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
+
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 var daemonSetsResource = metav1.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}
@@ -80,7 +82,7 @@ func TestAdmitTemplate(t *testing.T) {
 	original := daemonSet(agentTemplate())
 	written := original.DeepCopy()
 	written.Spec.Template = stamped(agentTemplate(), "linux", nil)
-	written.Annotations = map[string]string{AnnotationTemplate: (&Record{Source: "default", OS: "linux"}).String()}
+	written.Annotations = map[string]string{wellknown.AnnotationTemplate: (&wellknown.Record{Source: "default", OS: "linux"}).String()}
 	garbled := workloadRequest(t, admissionv1.Create, original, nil)
 	garbled.Object.Raw = []byte(`{"spec":{"template":"not a template"}}`)
 	garbledOld := workloadRequest(t, admissionv1.Update, original, original)

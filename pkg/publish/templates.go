@@ -28,12 +28,8 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
-
-// AnnotationTemplate is the annotation in which a workload records what
-// was written into its pod template, as a Record. It is on the workload,
-// not in the template, so that writing it never changes the pods.
-const AnnotationTemplate = "windows-aware.x-k8s.io/template-published"
 
 // labelBetaOS is the deprecated OS label, which older manifests still
 // select on; a template that names it constrains the OS too.
@@ -56,14 +52,14 @@ const (
 )
 
 // PublishTemplate writes into the pod template of w, in place, the OS the
-// profile decides for the pods it creates: the kubernetes.io/os node
-// selector and, for Windows images that agree on their builds, the build
-// affinity, as Publish writes them into a pod (no tolerations: who may
-// run where is the workload's to say). It records what it wrote in
-// AnnotationTemplate on w. old is the workload before an UPDATE, nil at a
-// CREATE. It returns what the template carries of ours, the outcome, and a
-// warning for the user when the template was left unchanged for a reason
-// they can act on.
+// profile decides for the pods it creates: the kubernetes.io/os node selector
+// and, for Windows images that agree on their builds, the build affinity, as
+// Publish writes them into a pod (no tolerations: who may run where is the
+// workload's to say). It records what it wrote in
+// wellknown.AnnotationTemplate on w. old is the workload before an UPDATE,
+// nil at a CREATE. It returns what the template carries of ours, the outcome,
+// and a warning for the user when the template was left unchanged for a
+// reason they can act on.
 //
 // The rules keep the webhook from ever starting a rollout of its own and
 // from fighting the workload's owners:
@@ -85,39 +81,39 @@ const (
 //     selector or affinity term, .spec.os) is never touched.
 //   - An image whose OS only its registry knows leaves the template
 //     unchanged, with a warning: admission never waits for a registry.
-func (p *Publisher) PublishTemplate(w, old workload) (rec Record, outcome Outcome, warning string) {
+func (p *Publisher) PublishTemplate(w, old workload) (rec wellknown.Record, outcome Outcome, warning string) {
 	rec, outcome, warning, _ = p.publishTemplate(w, templateOf(w), old)
 	return rec, outcome, warning
 }
 
 // publishTemplate is PublishTemplate, with the reason a template was not
 // written for the logs.
-func (p *Publisher) publishTemplate(w workload, tmpl *v1.PodTemplateSpec, old workload) (rec Record, outcome Outcome, warning, reason string) {
+func (p *Publisher) publishTemplate(w workload, tmpl *v1.PodTemplateSpec, old workload) (rec wellknown.Record, outcome Outcome, warning, reason string) {
 	var oldTmpl *v1.PodTemplateSpec
 	if old != nil {
 		oldTmpl = templateOf(old)
 	}
 	switch {
 	case templateOptedOut(w, tmpl):
-		return Record{}, OutcomeSkipped, "", skipTemplateOptedOut
+		return wellknown.Record{}, OutcomeSkipped, "", skipTemplateOptedOut
 	case metav1.GetControllerOf(w) != nil:
-		return Record{}, OutcomeSkipped, "", skipTemplateControlled
+		return wellknown.Record{}, OutcomeSkipped, "", skipTemplateControlled
 	case oldTmpl != nil && apiequality.Semantic.DeepEqual(oldTmpl, tmpl):
-		return Record{}, OutcomeSkipped, "", skipTemplateUnchanged
+		return wellknown.Record{}, OutcomeSkipped, "", skipTemplateUnchanged
 	}
 	if oldTmpl != nil {
-		if prev, err := ParseRecord(old.GetAnnotations()[AnnotationTemplate]); err == nil {
+		if prev, err := wellknown.ParseRecord(old.GetAnnotations()[wellknown.AnnotationTemplate]); err == nil {
 			unwrite(&tmpl.Spec, heldOf(prev, &oldTmpl.Spec))
 		}
 	}
 	annotations := w.GetAnnotations()
-	delete(annotations, AnnotationTemplate)
+	delete(annotations, wellknown.AnnotationTemplate)
 	w.SetAnnotations(annotations)
 	switch {
 	case constrainsOS(&tmpl.Spec):
-		return Record{}, OutcomeSkipped, "", skipTemplateConstrains
+		return wellknown.Record{}, OutcomeSkipped, "", skipTemplateConstrains
 	case tmpl.Spec.NodeName != "":
-		return Record{}, OutcomeSkipped, "", skipTemplateBound
+		return wellknown.Record{}, OutcomeSkipped, "", skipTemplateBound
 	}
 	// The pod the decision reads and writeOS writes: the template's spec,
 	// sharing its containers and volumes, which neither changes, and
@@ -131,24 +127,24 @@ func (p *Publisher) publishTemplate(w workload, tmpl *v1.PodTemplateSpec, old wo
 	pod.Namespace = w.GetNamespace()
 	d := p.decide(pod)
 	if c := d.Conflict(); c != "" {
-		return Record{}, OutcomeConflict, fmt.Sprintf("windows-aware: left the pod template of %s %s without an OS: it contradicts itself: %s", kindOf(w), objectName(w), c), "conflict"
+		return wellknown.Record{}, OutcomeConflict, fmt.Sprintf("windows-aware: left the pod template of %s %s without an OS: it contradicts itself: %s", kindOf(w), objectName(w), c), "conflict"
 	}
 	if image := p.registryOnly(pod, d); image != "" {
-		return Record{}, OutcomeUnknown, fmt.Sprintf("windows-aware: left the pod template of %s %s without an OS: only its registry knows the OS of image %q, and admission never waits for a registry; set .spec.template.spec.os or a kubernetes.io/os node selector", kindOf(w), objectName(w), image), "unknown"
+		return wellknown.Record{}, OutcomeUnknown, fmt.Sprintf("windows-aware: left the pod template of %s %s without an OS: only its registry knows the OS of image %q, and admission never waits for a registry; set .spec.template.spec.os or a kubernetes.io/os node selector", kindOf(w), objectName(w), image), "unknown"
 	}
 	if d.OS() == "" {
-		return Record{}, OutcomeSkipped, "", skipTemplateAnyOS
+		return wellknown.Record{}, OutcomeSkipped, "", skipTemplateAnyOS
 	}
 	// The pods' writer, on the pod made from the template; of what it
 	// writes, the template takes the selector and the build affinity.
-	rec = Record{Source: string(d.OSSource())}
+	rec = wellknown.Record{Source: string(d.OSSource())}
 	p.writeOS(pod, d, &rec)
 	rec.Tolerations = nil
 	tmpl.Spec.NodeSelector, tmpl.Spec.Affinity = pod.Spec.NodeSelector, pod.Spec.Affinity
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
-	annotations[AnnotationTemplate] = rec.String()
+	annotations[wellknown.AnnotationTemplate] = rec.String()
 	w.SetAnnotations(annotations)
 	return rec, OutcomeStamped, "", ""
 }
@@ -170,11 +166,12 @@ func (p *Publisher) registryOnly(pod *v1.Pod, d *podneeds.Decision) string {
 }
 
 // templateOptedOut reports whether the workload, or the pods its template
-// makes, opt out with LabelOptIn=false or LabelPublish=false: the
-// pod-level opt-out wins over a namespace's or the cluster's opt-in.
+// makes, opt out with wellknown.LabelOptIn=false or
+// wellknown.LabelPublish=false: the pod-level opt-out wins over a namespace's
+// or the cluster's opt-in.
 func templateOptedOut(w workload, tmpl *v1.PodTemplateSpec) bool {
 	for _, labels := range []map[string]string{w.GetLabels(), tmpl.Labels} {
-		if labels[LabelOptIn] == "false" || labels[LabelPublish] == "false" {
+		if labels[wellknown.LabelOptIn] == "false" || labels[wellknown.LabelPublish] == "false" {
 			return true
 		}
 	}
@@ -209,7 +206,7 @@ func constrainsOS(spec *v1.PodSpec) bool {
 // unwrite removes from spec what rec says was written into it and is still
 // there as written, and the structures that held nothing else, so that the
 // spec is as its author wrote it.
-func unwrite(spec *v1.PodSpec, rec Record) {
+func unwrite(spec *v1.PodSpec, rec wellknown.Record) {
 	if rec.OS != "" && spec.NodeSelector[v1.LabelOSStable] == rec.OS {
 		delete(spec.NodeSelector, v1.LabelOSStable)
 		if len(spec.NodeSelector) == 0 {
@@ -260,8 +257,8 @@ func unwrite(spec *v1.PodSpec, rec Record) {
 // heldOf is what of rec a template spec still holds as written: the OS
 // selector, the build expression and the preferred build term, each only
 // when spec carries it exactly as rec says it was written.
-func heldOf(rec Record, spec *v1.PodSpec) Record {
-	held := Record{Source: rec.Source}
+func heldOf(rec wellknown.Record, spec *v1.PodSpec) wellknown.Record {
+	held := wellknown.Record{Source: rec.Source}
 	if rec.OS != "" && spec.NodeSelector[v1.LabelOSStable] == rec.OS {
 		held.OS = rec.OS
 	}

@@ -28,6 +28,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // imgAgent is a third-party agent whose tag says nothing of its OS.
@@ -78,7 +79,7 @@ func stamped(tmpl v1.PodTemplateSpec, os string, a *v1.Affinity) v1.PodTemplateS
 // written into a template that constrains no OS, what is never touched,
 // and what an UPDATE may and may not change.
 func TestPublishTemplate(t *testing.T) {
-	linuxRecord := Record{Source: "default", OS: "linux"}
+	linuxRecord := wellknown.Record{Source: "default", OS: "linux"}
 	registry := func(a *config.WindowsAwareArgs) {
 		a.ImageResolution.Scope = config.ResolutionUndeclared
 		a.ImageResolution.GateTimeout = metav1.Duration{Duration: 0} // a template is never gated, whatever the timeout
@@ -92,8 +93,8 @@ func TestPublishTemplate(t *testing.T) {
 		outcome  Outcome
 		// want is the template after publishing; nil: unchanged.
 		want        *v1.PodTemplateSpec
-		wantRecord  *Record // the workload's annotation; nil: none
-		wantWarning string  // a part of the warning; "": none
+		wantRecord  *wellknown.Record // the workload's annotation; nil: none
+		wantWarning string            // a part of the warning; "": none
 	}{
 		{
 			name: "a tolerate-everything Linux DaemonSet gets kubernetes.io/os: linux", workload: daemonSet(agentTemplate()), outcome: OutcomeStamped,
@@ -103,13 +104,13 @@ func TestPublishTemplate(t *testing.T) {
 			name: "a Windows Deployment gets the OS and the builds, as a pod does", outcome: OutcomeStamped,
 			workload:   &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "iis", Namespace: "shop"}, Spec: appsv1.DeploymentSpec{Template: template(img2022)}},
 			want:       ptr.To(stamped(template(img2022), "windows", preferring(requiredTerms([]v1.NodeSelectorRequirement{buildIs(build22, build23, build25)}), build22))),
-			wantRecord: &Record{Source: "tag", OS: "windows", Builds: []string{build22, build23, build25}, Preferred: build22},
+			wantRecord: &wellknown.Record{Source: "tag", OS: "windows", Builds: []string{build22, build23, build25}, Preferred: build22},
 		},
 		{
 			name: "a StatefulSet", outcome: OutcomeStamped,
 			workload:   &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "shop"}, Spec: appsv1.StatefulSetSpec{Template: template(img2019)}},
 			want:       ptr.To(stamped(template(img2019), "windows", requiredTerms([]v1.NodeSelectorRequirement{buildIs(build19)}))),
-			wantRecord: &Record{Source: "tag", OS: "windows", Builds: []string{build19}},
+			wantRecord: &wellknown.Record{Source: "tag", OS: "windows", Builds: []string{build19}},
 		},
 		{
 			name: "a Job", outcome: OutcomeStamped,
@@ -173,13 +174,13 @@ func TestPublishTemplate(t *testing.T) {
 			name: "the workload opts out (opt-in=false)", outcome: OutcomeSkipped,
 			workload: func() workload {
 				d := daemonSet(agentTemplate())
-				d.Labels = map[string]string{LabelOptIn: "false"}
+				d.Labels = map[string]string{wellknown.LabelOptIn: "false"}
 				return d
 			}(),
 		},
 		{
 			name: "its pods opt out (publish=false)", outcome: OutcomeSkipped,
-			workload: daemonSet(withTemplate(agentTemplate(), func(t *v1.PodTemplateSpec) { t.Labels[LabelPublish] = "false" })),
+			workload: daemonSet(withTemplate(agentTemplate(), func(t *v1.PodTemplateSpec) { t.Labels[wellknown.LabelPublish] = "false" })),
 		},
 		{
 			name: "a template that names its node", outcome: OutcomeSkipped,
@@ -203,7 +204,7 @@ func TestPublishTemplate(t *testing.T) {
 			args:       []func(*config.WindowsAwareArgs){registry},
 			workload:   daemonSet(template("contoso.azurecr.io/web:1.4.2-ltsc2019")),
 			want:       ptr.To(stamped(template("contoso.azurecr.io/web:1.4.2-ltsc2019"), "windows", requiredTerms([]v1.NodeSelectorRequirement{buildIs(build19)}))),
-			wantRecord: &Record{Source: "tag", OS: "windows", Builds: []string{build19}},
+			wantRecord: &wellknown.Record{Source: "tag", OS: "windows", Builds: []string{build19}},
 		},
 		{
 			name: "UPDATE, template unchanged (made before the webhook): untouched, no rollout", outcome: OutcomeSkipped,
@@ -218,18 +219,18 @@ func TestPublishTemplate(t *testing.T) {
 			name: "UPDATE to a Windows image, our linux selector kept by the merge: the new OS", outcome: OutcomeStamped,
 			workload: func() workload {
 				d := daemonSet(stamped(template(img2019), "linux", nil))
-				d.Annotations = map[string]string{AnnotationTemplate: linuxRecord.String()}
+				d.Annotations = map[string]string{wellknown.AnnotationTemplate: linuxRecord.String()}
 				return d
 			}(),
 			old:        ptr.To(stamped(agentTemplate(), "linux", nil)),
 			want:       ptr.To(stamped(template(img2019), "windows", requiredTerms([]v1.NodeSelectorRequirement{buildIs(build19)}))),
-			wantRecord: &Record{Source: "tag", OS: "windows", Builds: []string{build19}},
+			wantRecord: &wellknown.Record{Source: "tag", OS: "windows", Builds: []string{build19}},
 		},
 		{
 			name: "UPDATE from Windows to Linux: our build terms go, the author's stay", outcome: OutcomeStamped,
 			workload: func() workload {
 				d := daemonSet(stamped(template(imgLinux), "windows", requiredTerms([]v1.NodeSelectorRequirement{zoneIs("a"), buildIs(build19)})))
-				d.Annotations = map[string]string{AnnotationTemplate: (&Record{Source: "tag", OS: "windows", Builds: []string{build19}}).String()}
+				d.Annotations = map[string]string{wellknown.AnnotationTemplate: (&wellknown.Record{Source: "tag", OS: "windows", Builds: []string{build19}}).String()}
 				return d
 			}(),
 			old:        ptr.To(stamped(template(img2019), "windows", requiredTerms([]v1.NodeSelectorRequirement{zoneIs("a"), buildIs(build19)}))),
@@ -240,7 +241,7 @@ func TestPublishTemplate(t *testing.T) {
 			name: "UPDATE where the author now sets the OS: ours goes with the record", outcome: OutcomeSkipped,
 			workload: func() workload {
 				d := daemonSet(withTemplate(stamped(agentTemplate(), "linux", nil), func(t *v1.PodTemplateSpec) { t.Spec.OS = &v1.PodOS{Name: v1.Linux} }))
-				d.Annotations = map[string]string{AnnotationTemplate: linuxRecord.String(), "keep": "me"}
+				d.Annotations = map[string]string{wellknown.AnnotationTemplate: linuxRecord.String(), "keep": "me"}
 				return d
 			}(),
 			old:  ptr.To(stamped(agentTemplate(), "linux", nil)),
@@ -267,12 +268,12 @@ func TestPublishTemplate(t *testing.T) {
 			if diff := cmp.Diff(want, templateOf(tt.workload)); diff != "" {
 				t.Errorf("template (-want +got):\n%s", diff)
 			}
-			got, err := ParseRecord(tt.workload.GetAnnotations()[AnnotationTemplate])
+			got, err := wellknown.ParseRecord(tt.workload.GetAnnotations()[wellknown.AnnotationTemplate])
 			switch {
 			case tt.wantRecord == nil && err == nil:
-				t.Errorf("annotation %s %+v, want none", AnnotationTemplate, got)
+				t.Errorf("annotation %s %+v, want none", wellknown.AnnotationTemplate, got)
 			case tt.wantRecord != nil && err != nil:
-				t.Errorf("no annotation %s: %v", AnnotationTemplate, err)
+				t.Errorf("no annotation %s: %v", wellknown.AnnotationTemplate, err)
 			case tt.wantRecord != nil:
 				if diff := cmp.Diff(*tt.wantRecord, got); diff != "" {
 					t.Errorf("record (-want +got):\n%s", diff)
@@ -304,8 +305,8 @@ func TestPublishTemplateIsIdempotent(t *testing.T) {
 			if diff := cmp.Diff(first.Spec.Template, again.Spec.Template); diff != "" {
 				t.Errorf("%v: the second write differs (-first +second):\n%s", tmpl.Spec.Containers[0].Image, diff)
 			}
-			if again.Annotations[AnnotationTemplate] != first.Annotations[AnnotationTemplate] && again.Annotations[AnnotationTemplate] != "" {
-				t.Errorf("record %q, first %q", again.Annotations[AnnotationTemplate], first.Annotations[AnnotationTemplate])
+			if again.Annotations[wellknown.AnnotationTemplate] != first.Annotations[wellknown.AnnotationTemplate] && again.Annotations[wellknown.AnnotationTemplate] != "" {
+				t.Errorf("record %q, first %q", again.Annotations[wellknown.AnnotationTemplate], first.Annotations[wellknown.AnnotationTemplate])
 			}
 		}
 	}
@@ -328,9 +329,9 @@ func TestPublishTemplateKeepsTheUsersSelector(t *testing.T) {
 		tmpl.Spec.NodeSelector = map[string]string{v1.LabelOSStable: "linux"}
 		return tmpl
 	}
-	record := (&Record{Source: "default", OS: "linux"}).String()
+	record := (&wellknown.Record{Source: "default", OS: "linux"}).String()
 	withRecord := func(d *appsv1.DaemonSet) *appsv1.DaemonSet {
-		d.Annotations = map[string]string{AnnotationTemplate: record}
+		d.Annotations = map[string]string{wellknown.AnnotationTemplate: record}
 		return d
 	}
 	tests := []struct {

@@ -28,14 +28,8 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
-
-// LabelGated marks, with the value "true", a pod that carries GatePlatform,
-// so that the controller that removes the gate watches those pods alone
-// (a label selector) and not every pod of the cluster; a gated pod without
-// it waits for that controller's periodic list of every pod. It is removed
-// with the gate.
-const LabelGated = "windows-aware.x-k8s.io/gated"
 
 // NewResolving returns a Publisher, as New does, whose decisions read the
 // platforms the registries tell: it starts the image resolver of args
@@ -67,34 +61,35 @@ func (p *Publisher) GateTimeout() time.Duration { return p.resolution.GateTimeou
 // OnFailure is the policy applied to a pod whose registry did not tell.
 func (p *Publisher) OnFailure() string { return p.resolution.OnFailure }
 
-// Gated reports whether the pod carries GatePlatform.
+// Gated reports whether the pod carries wellknown.GatePlatform.
 func Gated(pod *v1.Pod) bool {
 	return slices.ContainsFunc(pod.Spec.SchedulingGates, isPlatformGate)
 }
 
-func isPlatformGate(g v1.PodSchedulingGate) bool { return g.Name == GatePlatform }
+func isPlatformGate(g v1.PodSchedulingGate) bool { return g.Name == wellknown.GatePlatform }
 
-// labelGated sets LabelGated on a pod that carries GatePlatform, in place.
-// The label goes wherever the gate is: a pod created with the gate already
-// (by hand, by a tool that copies a gated pod's spec) would otherwise be
-// found only by the gate remover's periodic list of every pod.
+// labelGated sets wellknown.LabelGated on a pod that carries
+// wellknown.GatePlatform, in place. The label goes wherever the gate is: a
+// pod created with the gate already (by hand, by a tool that copies a gated
+// pod's spec) would otherwise be found only by the gate remover's periodic
+// list of every pod.
 func labelGated(pod *v1.Pod) {
-	if !Gated(pod) || pod.Labels[LabelGated] == "true" {
+	if !Gated(pod) || pod.Labels[wellknown.LabelGated] == "true" {
 		return
 	}
 	if pod.Labels == nil {
 		pod.Labels = map[string]string{}
 	}
-	pod.Labels[LabelGated] = "true"
+	pod.Labels[wellknown.LabelGated] = "true"
 }
 
-// Ungate removes GatePlatform (and LabelGated) from a gated pod, in place,
-// and writes what the profile decides now that the registries were asked
-// (Resolve), so that a single update of the pod does both. resolveErr is
-// what Resolve returned: when the registry did not tell, the decision is
-// onFailure's (the tag rules; under Reject nothing is written and the
-// scheduler keeps the pod unschedulable, naming the image), and the record
-// says so.
+// Ungate removes wellknown.GatePlatform (and wellknown.LabelGated) from a
+// gated pod, in place, and writes what the profile decides now that the
+// registries were asked (Resolve), so that a single update of the pod does
+// both. resolveErr is what Resolve returned: when the registry did not tell,
+// the decision is onFailure's (the tag rules; under Reject nothing is written
+// and the scheduler keeps the pod unschedulable, naming the image), and the
+// record says so.
 //
 // What it writes stays within what the API server lets an update change in
 // a pod that is still gated before the update: nodeSelector keys added,
@@ -112,25 +107,25 @@ func labelGated(pod *v1.Pod) {
 // In every case the gate is gone; a pod without it is left as it is, but
 // for the label. conflict is the decision's message under
 // OutcomeConflict, naming the images and builds, for the pod's Event.
-func (p *Publisher) Ungate(pod *v1.Pod, resolveErr error) (rec Record, outcome Outcome, conflict string) {
+func (p *Publisher) Ungate(pod *v1.Pod, resolveErr error) (rec wellknown.Record, outcome Outcome, conflict string) {
 	if !RemoveGate(pod) {
-		return Record{}, OutcomeSkipped, ""
+		return wellknown.Record{}, OutcomeSkipped, ""
 	}
 	if p.skipReason(pod) != "" {
-		return Record{}, OutcomeSkipped, ""
+		return wellknown.Record{}, OutcomeSkipped, ""
 	}
 	d := p.decide(pod)
 	if d.Conflict() != "" {
-		return Record{}, OutcomeConflict, d.Conflict()
+		return wellknown.Record{}, OutcomeConflict, d.Conflict()
 	}
-	var added Record
+	var added wellknown.Record
 	if d.OS() != "" {
 		p.writeOS(pod, d, &added)
 		if movable(d, &added) {
 			added.AvoidsRetiring = preferStaying(pod)
 		}
 	}
-	rec, _ = ParseRecord(pod.Annotations[AnnotationPublished]) // what admission wrote; none is fine
+	rec, _ = wellknown.ParseRecord(pod.Annotations[wellknown.AnnotationPublished]) // what admission wrote; none is fine
 	rec.Source = string(sourceOf(d))
 	rec.GatedOn = ""
 	if resolveErr != nil {
@@ -150,19 +145,19 @@ func (p *Publisher) Ungate(pod *v1.Pod, resolveErr error) (rec Record, outcome O
 	if pod.Annotations == nil {
 		pod.Annotations = map[string]string{}
 	}
-	pod.Annotations[AnnotationPublished] = rec.String()
+	pod.Annotations[wellknown.AnnotationPublished] = rec.String()
 	if added.Empty() {
 		return rec, OutcomeSkipped, ""
 	}
 	return rec, OutcomeStamped, ""
 }
 
-// RemoveGate removes GatePlatform and LabelGated from the pod, in place,
-// and nothing else: the gate's removal when what Ungate writes was refused
-// (the scheduler's Filter places the pod right without it). It reports
-// whether the pod carried the gate; other gates stay, in their order.
+// RemoveGate removes wellknown.GatePlatform and wellknown.LabelGated from the
+// pod, in place, and nothing else: the gate's removal when what Ungate writes
+// was refused (the scheduler's Filter places the pod right without it). It
+// reports whether the pod carried the gate; other gates stay, in their order.
 func RemoveGate(pod *v1.Pod) bool {
-	delete(pod.Labels, LabelGated)
+	delete(pod.Labels, wellknown.LabelGated)
 	if !Gated(pod) {
 		return false
 	}

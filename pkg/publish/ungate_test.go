@@ -31,6 +31,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestUngate: the update that removes the gate writes what the registry
@@ -67,7 +68,7 @@ func TestUngate(t *testing.T) {
 		wantPreferred   []v1.PreferredSchedulingTerm
 		wantTolerations []v1.Toleration
 		wantGates       []v1.PodSchedulingGate
-		wantRecord      Record
+		wantRecord      wellknown.Record
 	}{
 		{
 			name:         "a Windows image built on 2019: the build is required, the record says registry",
@@ -75,7 +76,7 @@ func TestUngate(t *testing.T) {
 			pod:          windowsPod(web),
 			outcome:      OutcomeStamped,
 			wantRequired: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: []v1.NodeSelectorRequirement{buildIs(build19)}}}},
-			wantRecord:   Record{Source: "registry", OS: "windows", Builds: []string{build19}, Tolerations: winTolerations},
+			wantRecord:   wellknown.Record{Source: "registry", OS: "windows", Builds: []string{build19}, Tolerations: winTolerations},
 		},
 		{
 			name:         "an index of 2019 and 2022: four host builds, the plugin's target preferred",
@@ -85,7 +86,7 @@ func TestUngate(t *testing.T) {
 			wantRequired: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: []v1.NodeSelectorRequirement{buildIs(build19, build22, build23, build25)}}}},
 			wantPreferred: []v1.PreferredSchedulingTerm{{Weight: preferredWeight, Preference: v1.NodeSelectorTerm{
 				MatchExpressions: []v1.NodeSelectorRequirement{buildIs(build22)}}}, stayingTerm},
-			wantRecord: Record{Source: "registry", OS: "windows", Builds: []string{build19, build22, build23, build25}, Preferred: build22, Tolerations: winTolerations, AvoidsRetiring: true},
+			wantRecord: wellknown.Record{Source: "registry", OS: "windows", Builds: []string{build19, build22, build23, build25}, Preferred: build22, Tolerations: winTolerations, AvoidsRetiring: true},
 		},
 		{
 			name:  "existing required terms: the build goes inside each, an empty term stays empty",
@@ -99,7 +100,7 @@ func TestUngate(t *testing.T) {
 			wantRequired: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{
 				{MatchExpressions: []v1.NodeSelectorRequirement{zoneIs("a"), buildIs(build19)}}, {},
 			}},
-			wantRecord: Record{Source: "registry", OS: "windows", Builds: []string{build19}, Tolerations: winTolerations},
+			wantRecord: wellknown.Record{Source: "registry", OS: "windows", Builds: []string{build19}, Tolerations: winTolerations},
 		},
 		{
 			name:            "undeclared pod of a Linux-only image: the OS selector is added at ungating",
@@ -108,7 +109,7 @@ func TestUngate(t *testing.T) {
 			outcome:         OutcomeStamped,
 			wantSelector:    map[string]string{v1.LabelOSStable: "linux"},
 			wantTolerations: osTolerations("linux", "Linux"),
-			wantRecord:      Record{Source: "registry", OS: "linux", Tolerations: tolerationStrings(osTolerations("linux", "Linux"))},
+			wantRecord:      wellknown.Record{Source: "registry", OS: "linux", Tolerations: tolerationStrings(osTolerations("linux", "Linux"))},
 		},
 		{
 			name:  "the pod's own build selector contradicts the registry: nothing written, the gate removed",
@@ -126,7 +127,7 @@ func TestUngate(t *testing.T) {
 			wantErr:       true,
 			resolveWithin: 10 * time.Second,
 			wantPreferred: []v1.PreferredSchedulingTerm{stayingTerm},
-			wantRecord:    Record{Source: "spec", OS: "windows", Tolerations: winTolerations, AvoidsRetiring: true, Fallback: config.OnFailureTagRules},
+			wantRecord:    wellknown.Record{Source: "spec", OS: "windows", Tolerations: winTolerations, AvoidsRetiring: true, Fallback: config.OnFailureTagRules},
 		},
 		{
 			name:      "the registry has no such image, onFailure Reject: nothing written, for the scheduler to reject",
@@ -145,7 +146,7 @@ func TestUngate(t *testing.T) {
 			outcome:      OutcomeStamped,
 			wantRequired: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: []v1.NodeSelectorRequirement{buildIs(build19)}}}},
 			wantGates:    []v1.PodSchedulingGate{{Name: "example.com/quota"}},
-			wantRecord:   Record{Source: "registry", OS: "windows", Builds: []string{build19}, Tolerations: winTolerations},
+			wantRecord:   wellknown.Record{Source: "registry", OS: "windows", Builds: []string{build19}, Tolerations: winTolerations},
 		},
 	}
 	for _, tt := range tests {
@@ -166,8 +167,8 @@ func TestUngate(t *testing.T) {
 			if _, outcome := admission.Publish(gated); outcome != OutcomeGated {
 				t.Fatalf("admission outcome %q, want gated", outcome)
 			}
-			if gated.Labels[LabelGated] != "true" {
-				t.Fatalf("gated pod lacks the label %s=true: %v", LabelGated, gated.Labels)
+			if gated.Labels[wellknown.LabelGated] != "true" {
+				t.Fatalf("gated pod lacks the label %s=true: %v", wellknown.LabelGated, gated.Labels)
 			}
 
 			ctx, cancel := context.WithCancel(context.Background())
@@ -195,7 +196,7 @@ func TestUngate(t *testing.T) {
 			if errs := validateUpdate(t, updated, gated); len(errs) > 0 {
 				t.Fatalf("the API server would refuse the update: %v", errs)
 			}
-			if Gated(updated) || updated.Labels[LabelGated] != "" {
+			if Gated(updated) || updated.Labels[wellknown.LabelGated] != "" {
 				t.Errorf("still gated: gates %v, labels %v", updated.Spec.SchedulingGates, updated.Labels)
 			}
 			if diff := cmp.Diff(tt.wantGates, updated.Spec.SchedulingGates); diff != "" {
@@ -203,7 +204,7 @@ func TestUngate(t *testing.T) {
 			}
 			want := gated.DeepCopy()
 			want.Spec.SchedulingGates = updated.Spec.SchedulingGates
-			delete(want.Labels, LabelGated)
+			delete(want.Labels, wellknown.LabelGated)
 			if outcome == OutcomeConflict {
 				if diff := cmp.Diff(want, updated); diff != "" {
 					t.Fatalf("a conflicting pod got more than its gate removed (-want +got):\n%s", diff)
@@ -225,7 +226,7 @@ func TestUngate(t *testing.T) {
 				}
 				want.Spec.Affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution = tt.wantPreferred
 			}
-			want.Annotations[AnnotationPublished] = tt.wantRecord.String()
+			want.Annotations[wellknown.AnnotationPublished] = tt.wantRecord.String()
 			if diff := cmp.Diff(want, updated); diff != "" {
 				t.Errorf("ungated pod (-want +got):\n%s", diff)
 			}
@@ -240,7 +241,7 @@ func TestUngate(t *testing.T) {
 // only the label goes.
 func TestUngateWithoutTheGate(t *testing.T) {
 	p := newPublisher(t)
-	pod := with(podOf("contoso.azurecr.io/web:1.4.2"), func(p *v1.Pod) { p.Labels = map[string]string{LabelGated: "true", "app": "web"} })
+	pod := with(podOf("contoso.azurecr.io/web:1.4.2"), func(p *v1.Pod) { p.Labels = map[string]string{wellknown.LabelGated: "true", "app": "web"} })
 	got := pod.DeepCopy()
 	if _, outcome, _ := p.Ungate(got, nil); outcome != OutcomeSkipped {
 		t.Fatalf("outcome %q, want skipped", outcome)
@@ -277,7 +278,7 @@ func validateUpdate(t *testing.T, newPod, oldPod *v1.Pod) []error {
 func TestValidateUpdateBites(t *testing.T) {
 	gated := with(podOf("contoso.azurecr.io/web:1.4.2"), func(p *v1.Pod) {
 		p.Namespace, p.ResourceVersion = "default", "1"
-		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: GatePlatform}}
+		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}}
 		p.Spec.NodeSelector = map[string]string{v1.LabelOSStable: "windows"}
 		p.Spec.Affinity = requiredTerms([]v1.NodeSelectorRequirement{zoneIs("a")})
 	})
@@ -312,8 +313,8 @@ func TestValidateUpdateBites(t *testing.T) {
 func TestManualUngatePatch(t *testing.T) {
 	const manualPatch = `{"metadata":{"labels":{"windows-aware.x-k8s.io/gated":null}},"spec":{"schedulingGates":[{"$patch":"delete","name":"windows-aware.x-k8s.io/platform"}]}}`
 	pod := with(podOf("contoso.azurecr.io/web:1.4.2"), func(p *v1.Pod) {
-		p.Labels = map[string]string{LabelGated: "true", "app": "web"}
-		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/quota"}, {Name: GatePlatform}}
+		p.Labels = map[string]string{wellknown.LabelGated: "true", "app": "web"}
+		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/quota"}, {Name: wellknown.GatePlatform}}
 	})
 	before, err := json.Marshal(pod)
 	if err != nil {

@@ -29,14 +29,6 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme" // also WindowsAwareArgs in the scheduler's scheme
 )
 
-// ConfigMapLabels label the ConfigMap that holds the scheduler's
-// configuration: the Helm chart's, manifests/beside's and the demo's carry
-// them, and the kubectl plugin finds the configuration by them.
-var ConfigMapLabels = map[string]string{
-	"app.kubernetes.io/name":      "windows-aware-scheduler",
-	"app.kubernetes.io/component": "scheduler",
-}
-
 // Default is the schedulerName of the shipped windows-aware profile.
 const Default = "windows-aware"
 

@@ -30,6 +30,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // maxReportedErrors bounds the pods RemoveAll names in its error; the log
@@ -60,7 +61,7 @@ const (
 	removedNothing
 )
 
-// RemoveAll removes the scheduling gate publish.GatePlatform, and its
+// RemoveAll removes the scheduling gate wellknown.GatePlatform, and its
 // label, from every pod of the cluster that carries them, writing nothing
 // else: what uninstalling publish mode leaves behind, since with the gate
 // remover gone a gated pod would never be scheduled. The pod is then
@@ -82,7 +83,7 @@ func RemoveAll(ctx context.Context, client kubernetes.Interface, pageSize int64)
 	// seen keeps a pod from being tried again when the list starts over.
 	seen := map[types.UID]bool{}
 	err := eachPod(ctx, client, "", pageSize, func(pod *v1.Pod) {
-		if _, labelled := pod.Labels[publish.LabelGated]; seen[pod.UID] || !labelled && !publish.Gated(pod) {
+		if _, labelled := pod.Labels[wellknown.LabelGated]; seen[pod.UID] || !labelled && !publish.Gated(pod) {
 			return
 		}
 		seen[pod.UID] = true
@@ -110,7 +111,7 @@ func RemoveAll(ctx context.Context, client kubernetes.Interface, pageSize int64)
 		if res.Failed > len(errs) {
 			errs = append(errs, fmt.Errorf("and %d pods more (see the log)", res.Failed-len(errs)))
 		}
-		return res, fmt.Errorf("%d pods keep the scheduling gate %s: %w", res.Failed, publish.GatePlatform, errors.Join(errs...))
+		return res, fmt.Errorf("%d pods keep the scheduling gate %s: %w", res.Failed, wellknown.GatePlatform, errors.Join(errs...))
 	}
 	return res, nil
 }
@@ -133,7 +134,7 @@ func removeGate(ctx context.Context, client kubernetes.Interface, listed *v1.Pod
 			}
 		}
 		first = false
-		_, labelled := current.Labels[publish.LabelGated]
+		_, labelled := current.Labels[wellknown.LabelGated]
 		switch {
 		case publish.Gated(current):
 			did = removedGate

@@ -34,6 +34,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // markedPod is a pod as the webhook leaves it: our gate between others,
@@ -46,8 +47,8 @@ func markedPod(ns, name string, gates ...string) *v1.Pod {
 	}
 	for _, g := range gates {
 		pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, v1.PodSchedulingGate{Name: g})
-		if g == publish.GatePlatform {
-			pod.Labels[publish.LabelGated] = "true"
+		if g == wellknown.GatePlatform {
+			pod.Labels[wellknown.LabelGated] = "true"
 		}
 	}
 	return pod
@@ -125,20 +126,20 @@ func gateNames(pod *v1.Pod) []string {
 // by no selector, as no selector finds a gate.
 func TestRemoveAll(t *testing.T) {
 	client := fake.NewClientset(
-		markedPod("a", "only", publish.GatePlatform),
-		markedPod("a", "between", "example.com/first", publish.GatePlatform, "example.com/last"),
+		markedPod("a", "only", wellknown.GatePlatform),
+		markedPod("a", "between", "example.com/first", wellknown.GatePlatform, "example.com/last"),
 		markedPod("b", "other-gate", "example.com/first"),
 		markedPod("b", "plain"),
 	)
 	// Lost the gate elsewhere, kept the label.
 	labelled := markedPod("c", "labelled")
-	labelled.Labels[publish.LabelGated] = "true"
+	labelled.Labels[wellknown.LabelGated] = "true"
 	if err := client.Tracker().Add(labelled); err != nil {
 		t.Fatal(err)
 	}
 	// Gated without the label (created so, or the label removed since).
-	unlabelled := markedPod("c", "unlabelled", "example.com/first", publish.GatePlatform)
-	delete(unlabelled.Labels, publish.LabelGated)
+	unlabelled := markedPod("c", "unlabelled", "example.com/first", wellknown.GatePlatform)
+	delete(unlabelled.Labels, wellknown.LabelGated)
 	if err := client.Tracker().Add(unlabelled); err != nil {
 		t.Fatal(err)
 	}
@@ -168,8 +169,8 @@ func TestRemoveAll(t *testing.T) {
 		if got := gateNames(pod); !slices.Equal(got, c.gates) {
 			t.Errorf("%s/%s: gates %v, want %v", c.ns, c.name, got, c.gates)
 		}
-		if _, ok := pod.Labels[publish.LabelGated]; ok {
-			t.Errorf("%s/%s keeps the label %s", c.ns, c.name, publish.LabelGated)
+		if _, ok := pod.Labels[wellknown.LabelGated]; ok {
+			t.Errorf("%s/%s keeps the label %s", c.ns, c.name, wellknown.LabelGated)
 		}
 		if pod.Labels["app"] != c.name || pod.Spec.SchedulerName != "windows-aware" || len(pod.Spec.Containers) != 1 {
 			t.Errorf("%s/%s: changed beyond the gate: %+v", c.ns, c.name, pod)
@@ -186,7 +187,7 @@ func TestRemoveAllPages(t *testing.T) {
 	client := fake.NewClientset()
 	const n = 23
 	for i := range n {
-		if err := client.Tracker().Add(markedPod(fmt.Sprintf("ns%d", i%3), fmt.Sprintf("pod-%02d", i), publish.GatePlatform)); err != nil {
+		if err := client.Tracker().Add(markedPod(fmt.Sprintf("ns%d", i%3), fmt.Sprintf("pod-%02d", i), wellknown.GatePlatform)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -214,7 +215,7 @@ func TestRemoveAllPages(t *testing.T) {
 			t.Errorf("a list of %d, want 5", l.Limit)
 		}
 	}
-	left, err := client.CoreV1().Pods("").List(context.Background(), metav1.ListOptions{LabelSelector: publish.LabelGated})
+	left, err := client.CoreV1().Pods("").List(context.Background(), metav1.ListOptions{LabelSelector: wellknown.LabelGated})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +230,7 @@ func TestRemoveAllPages(t *testing.T) {
 func TestRemoveAllRetries(t *testing.T) {
 	client := fake.NewClientset()
 	for _, name := range []string{"a", "b", "c"} {
-		if err := client.Tracker().Add(markedPod("default", name, publish.GatePlatform)); err != nil {
+		if err := client.Tracker().Add(markedPod("default", name, wellknown.GatePlatform)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -278,7 +279,7 @@ func TestRemoveAllRetries(t *testing.T) {
 // TestRemoveAllFailures: a pod the API server refuses to patch is named in
 // the error, and the others are still done.
 func TestRemoveAllFailures(t *testing.T) {
-	client := fake.NewClientset(markedPod("default", "a", publish.GatePlatform), markedPod("default", "b", publish.GatePlatform))
+	client := fake.NewClientset(markedPod("default", "a", wellknown.GatePlatform), markedPod("default", "b", wellknown.GatePlatform))
 	enforceResourceVersion(client)
 	var lists []metav1.ListOptions
 	pageLists(client, &lists)

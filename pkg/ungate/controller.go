@@ -37,6 +37,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // Defaults of Options.
@@ -91,7 +92,7 @@ type Controller struct {
 }
 
 // New builds a controller that watches, through client, the pods labelled
-// publish.LabelGated=true in every namespace, and lists every pod each
+// wellknown.LabelGated=true in every namespace, and lists every pod each
 // Sweep for those that carry the gate without the label; it decides with
 // publisher (one of publish.NewResolving) and records Events with
 // recorder.
@@ -114,7 +115,7 @@ func New(client kubernetes.Interface, publisher *publish.Publisher, recorder eve
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
-	selector := labels.Set{publish.LabelGated: "true"}.AsSelector().String()
+	selector := labels.Set{wellknown.LabelGated: "true"}.AsSelector().String()
 	factory := informers.NewSharedInformerFactoryWithOptions(client, opts.Resync,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }))
 	pods := factory.Core().V1().Pods()
@@ -241,7 +242,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	if pod.Labels[publish.LabelGated] != "true" && !publish.Gated(pod) {
+	if pod.Labels[wellknown.LabelGated] != "true" && !publish.Gated(pod) {
 		return nil // done; the watch's selector drops it
 	}
 	var resolveErr error

@@ -38,6 +38,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 const profile = "windows-aware"
@@ -135,7 +136,7 @@ func TestController(t *testing.T) {
 			var got *v1.Pod
 			if err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
 				got, err = client.CoreV1().Pods("default").Get(ctx, "web", metav1.GetOptions{})
-				return err == nil && got.Labels[publish.LabelGated] == "", err
+				return err == nil && got.Labels[wellknown.LabelGated] == "", err
 			}); err != nil {
 				t.Fatalf("the pod was not ungated: %v", err)
 			}

@@ -31,6 +31,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 func TestFairQueueOrder(t *testing.T) {
@@ -159,7 +160,7 @@ func TestOneNamespaceHoldsNoOther(t *testing.T) {
 	}
 	if err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, gateTimeout+10*time.Second, true, func(ctx context.Context) (bool, error) {
 		got, err := client.CoreV1().Pods("other").Get(ctx, "web", metav1.GetOptions{})
-		return err == nil && got.Labels[publish.LabelGated] == "", err
+		return err == nil && got.Labels[wellknown.LabelGated] == "", err
 	}); err != nil {
 		t.Fatalf("the other namespace's pod was not ungated within %s: %v", gateTimeout+10*time.Second, err)
 	}

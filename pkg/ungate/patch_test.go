@@ -37,6 +37,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestUngateWithoutLosses: the gate comes off with a patch that touches
@@ -117,7 +118,7 @@ func TestUngateWithoutLosses(t *testing.T) {
 				pod.Labels["team"] = "a"
 				pod.Annotations["note"] = "kept"
 				pod.Spec.Tolerations = append(pod.Spec.Tolerations, v1.Toleration{Key: "team", Operator: v1.TolerationOpExists})
-				pod.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: publish.GatePlatform}}
+				pod.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}}
 				pod.ResourceVersion = "2"
 				if err := client.Tracker().Update(v1.SchemeGroupVersion.WithResource("pods"), pod, "default"); err != nil {
 					t.Fatal(err)
@@ -154,7 +155,7 @@ func TestUngateWithoutLosses(t *testing.T) {
 			if d := testCount(t, tt.wantOutcome) - before; d != 1 {
 				t.Errorf("ungated_pods_total{outcome=%q} grew by %v, want 1", tt.wantOutcome, d)
 			}
-			if hasGate(got, publish.GatePlatform) || got.Labels[publish.LabelGated] != "" {
+			if hasGate(got, wellknown.GatePlatform) || got.Labels[wellknown.LabelGated] != "" {
 				t.Errorf("still gated: gates %v, labels %v", got.Spec.SchedulingGates, got.Labels)
 			}
 			if builds := requiredBuildsOf(got); (builds != "") != tt.wantBuilds {
@@ -246,7 +247,7 @@ func runUntilUngated(t *testing.T, client *fake.Clientset, args *config.WindowsA
 	var got *v1.Pod
 	if err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
 		got, err = client.CoreV1().Pods("default").Get(ctx, "web", metav1.GetOptions{})
-		return err == nil && got.Labels[publish.LabelGated] == "", err
+		return err == nil && got.Labels[wellknown.LabelGated] == "", err
 	}); err != nil {
 		t.Fatalf("the pod was not ungated: %v", err)
 	}

@@ -27,6 +27,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // DefaultSweep is how often the controller lists every pod for those that
@@ -46,7 +47,7 @@ func (c *Controller) sweep(ctx context.Context) {
 	c.listed.reset()
 	var found int
 	err := eachPod(ctx, c.client, "", c.opts.PageSize, func(pod *v1.Pod) {
-		if !publish.Gated(pod) || pod.Labels[publish.LabelGated] == "true" {
+		if !publish.Gated(pod) || pod.Labels[wellknown.LabelGated] == "true" {
 			return // not ours, or the informer's
 		}
 		key, err := cache.MetaNamespaceKeyFunc(pod)
@@ -59,10 +60,10 @@ func (c *Controller) sweep(ctx context.Context) {
 		c.queue.Add(key)
 	})
 	if err != nil && ctx.Err() == nil {
-		utilruntime.HandleErrorWithContext(ctx, err, "Listing the pods for gated pods without the label; trying again at the next sweep", "label", publish.LabelGated, "sweep", c.opts.Sweep)
+		utilruntime.HandleErrorWithContext(ctx, err, "Listing the pods for gated pods without the label; trying again at the next sweep", "label", wellknown.LabelGated, "sweep", c.opts.Sweep)
 	}
 	if found > 0 {
-		logger.Info("Found gated pods without the label", "pods", found, "label", publish.LabelGated)
+		logger.Info("Found gated pods without the label", "pods", found, "label", wellknown.LabelGated)
 	}
 }
 

@@ -37,6 +37,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestSweep: pods that carry the gate without the label, which the watch
@@ -48,7 +49,7 @@ func TestSweep(t *testing.T) {
 	s := registrytest.New(t, registrytest.WithTLS())
 	s.Push(t, "web:1.4.2", registrytest.WindowsImage(t, "10.0.17763.5329"))
 	args := s.ResolvingArgs(config.ResolutionWindows, config.OnFailureTagRules, 5*time.Second)
-	withoutLabel := func(p *v1.Pod) { delete(p.Labels, publish.LabelGated) }
+	withoutLabel := func(p *v1.Pod) { delete(p.Labels, wellknown.LabelGated) }
 
 	tests := []struct {
 		name  string
@@ -65,11 +66,11 @@ func TestSweep(t *testing.T) {
 	}{
 		{name: "created with the gate, no label", image: s.Ref("web:1.4.2"), change: withoutLabel, wantBuilds: "10.0.17763"},
 		{name: "the label set to another value", image: s.Ref("web:1.4.2"), wantBuilds: "10.0.17763",
-			change: func(p *v1.Pod) { p.Labels[publish.LabelGated] = "false" }},
+			change: func(p *v1.Pod) { p.Labels[wellknown.LabelGated] = "false" }},
 		{name: "no label, between other gates: they stay", image: s.Ref("web:1.4.2"), wantBuilds: "10.0.17763",
 			change: func(p *v1.Pod) {
 				withoutLabel(p)
-				p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/first"}, {Name: publish.GatePlatform}, {Name: "example.com/last"}}
+				p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/first"}, {Name: wellknown.GatePlatform}, {Name: "example.com/last"}}
 			},
 			wantGates: []string{"example.com/first", "example.com/last"}},
 		{name: "no label, no such image: the tags decide, one Warning Event", image: s.Ref("missing:1"), change: withoutLabel,
@@ -144,8 +145,8 @@ func TestSweep(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := pods[tt.name]
-			if _, ok := got.Labels[publish.LabelGated]; ok {
-				t.Errorf("keeps the label %s", publish.LabelGated)
+			if _, ok := got.Labels[wellknown.LabelGated]; ok {
+				t.Errorf("keeps the label %s", wellknown.LabelGated)
 			}
 			if b := requiredBuildsOf(got); b != tt.wantBuilds {
 				t.Errorf("required builds %q, want %q", b, tt.wantBuilds)
@@ -219,7 +220,7 @@ func TestSweepPeriodic(t *testing.T) {
 	}
 
 	pod := gatedPod(t, args, s.Ref("web:1.4.2"), metav1.Now())
-	delete(pod.Labels, publish.LabelGated)
+	delete(pod.Labels, wellknown.LabelGated)
 	if err := client.Tracker().Add(pod); err != nil {
 		t.Fatal(err)
 	}

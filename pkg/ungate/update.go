@@ -30,28 +30,14 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
-	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/publish"
-)
-
-// Event reasons of the controller. A registry that did not tell gets the
-// scheduler plugin's own reason, so that one name covers both.
-const (
-	// EventImagePlatformsUnknown: the gate was removed under onFailure.
-	EventImagePlatformsUnknown = imagefacts.EventImagePlatformsUnknown
-	// EventPlatformConflict: the gate was removed without constraints,
-	// as the pod's own constraints contradict what its images need.
-	EventPlatformConflict = "PlatformConflict"
-	// EventPublishRefused: the API server refused the constraints (an
-	// admission policy, a webhook, a quota, validation); the gate was
-	// removed alone.
-	EventPublishRefused = "PublishRefused"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // attempt is one try at a pod: what was sent and what came of it.
 type attempt struct {
 	updated *v1.Pod
-	rec     publish.Record
+	rec     wellknown.Record
 	outcome publish.Outcome
 	// conflict is the decision's message under OutcomeConflict.
 	conflict string
@@ -106,19 +92,19 @@ func (c *Controller) ungate(ctx context.Context, pod *v1.Pod, resolveErr error) 
 	logger.V(2).Info("Removed the publish gate", "pod", klog.KObj(pod), "outcome", result, "record", a.rec.String(), "err", resolveErr, "refusal", a.refusal)
 	switch result {
 	case OutcomeRefused:
-		c.recorder.Eventf(a.updated, nil, v1.EventTypeWarning, EventPublishRefused, "Ungate",
+		c.recorder.Eventf(a.updated, nil, v1.EventTypeWarning, wellknown.EventPublishRefused, "Ungate",
 			"the API server refused the constraints publishing writes (%v); removed the scheduling gate %s alone, the scheduler still places the pod by its images",
-			a.refusal, publish.GatePlatform)
+			a.refusal, wellknown.GatePlatform)
 	case OutcomeFallback, OutcomeRejected:
 		action := "placing the pod by its image tags"
 		if result == OutcomeRejected {
 			action = "the scheduler keeps the pod unschedulable until the registry tells (onFailure: Reject)"
 		}
-		c.recorder.Eventf(a.updated, nil, v1.EventTypeWarning, EventImagePlatformsUnknown, "Ungate",
-			"could not read the platforms of %v; removed the scheduling gate %s, %s", c.describe(resolveErr), publish.GatePlatform, action)
+		c.recorder.Eventf(a.updated, nil, v1.EventTypeWarning, wellknown.EventImagePlatformsUnknown, "Ungate",
+			"could not read the platforms of %v; removed the scheduling gate %s, %s", c.describe(resolveErr), wellknown.GatePlatform, action)
 	case OutcomeConflict:
-		c.recorder.Eventf(a.updated, nil, v1.EventTypeWarning, EventPlatformConflict, "Ungate",
-			"removed the scheduling gate %s without writing constraints: %s", publish.GatePlatform, a.conflict)
+		c.recorder.Eventf(a.updated, nil, v1.EventTypeWarning, wellknown.EventPlatformConflict, "Ungate",
+			"removed the scheduling gate %s without writing constraints: %s", wellknown.GatePlatform, a.conflict)
 	}
 	return nil
 }
@@ -128,7 +114,7 @@ func (c *Controller) ungate(ctx context.Context, pod *v1.Pod, resolveErr error) 
 // alone. A conflict is returned as it is, for the caller to read again.
 func (c *Controller) try(ctx context.Context, current *v1.Pod, resolveErr error) (attempt, error) {
 	a := attempt{wasGated: publish.Gated(current)}
-	if !a.wasGated && current.Labels[publish.LabelGated] == "" {
+	if !a.wasGated && current.Labels[wellknown.LabelGated] == "" {
 		return a, nil // done meanwhile
 	}
 	published := current.DeepCopy()

@@ -26,7 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // podTemplateOf returns the metadata of the pods a workload (or a Pod)
@@ -94,8 +94,8 @@ publish: {podLabels: {team: platform}, ungate: {podLabels: {team: platform}}}
 					continue
 				}
 				pods++
-				if got, ok := meta.Labels[publish.LabelOptIn]; !ok || got != "false" {
-					t.Errorf("%s: the pod template's labels %v lack %s: \"false\"", key, meta.Labels, publish.LabelOptIn)
+				if got, ok := meta.Labels[wellknown.LabelOptIn]; !ok || got != "false" {
+					t.Errorf("%s: the pod template's labels %v lack %s: \"false\"", key, meta.Labels, wellknown.LabelOptIn)
 				}
 				if strings.Contains(tc.name, "labels of the user's") && !strings.Contains(tc.name, "false") && meta.Labels["team"] != "platform" && !strings.HasPrefix(key, "Job ") {
 					t.Errorf("%s: the user's podLabels were dropped: %v", key, meta.Labels)
@@ -110,9 +110,9 @@ publish: {podLabels: {team: platform}, ungate: {podLabels: {team: platform}}}
 	// podLabels that would opt the chart's own pods in are refused: the
 	// label is not the user's to set.
 	for _, path := range chartDeployments {
-		values := nestValues(t, path.path, map[string]any{"podLabels": map[string]any{publish.LabelOptIn: "true"}})
-		if _, err := helmTemplate(t, besideNamespace, gatingValues, values); err == nil || !strings.Contains(err.Error(), publish.LabelOptIn) {
-			t.Errorf("%s opting the pods in: %v, want a refusal naming %s", strings.Join(append(append([]string(nil), path.path...), "podLabels"), "."), err, publish.LabelOptIn)
+		values := nestValues(t, path.path, map[string]any{"podLabels": map[string]any{wellknown.LabelOptIn: "true"}})
+		if _, err := helmTemplate(t, besideNamespace, gatingValues, values); err == nil || !strings.Contains(err.Error(), wellknown.LabelOptIn) {
+			t.Errorf("%s opting the pods in: %v, want a refusal naming %s", strings.Join(append(append([]string(nil), path.path...), "podLabels"), "."), err, wellknown.LabelOptIn)
 		}
 	}
 }

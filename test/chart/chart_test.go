@@ -32,7 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
-	"github.com/windows-aware/windows-aware/pkg/schedprofile"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestChartMatchesBeside: `helm template` with the default values, released
@@ -79,7 +79,7 @@ func TestChartMatchesBeside(t *testing.T) {
 		}
 		// kubectl windows-aware finds either by these labels.
 		for _, cm := range []*v1.ConfigMap{b, c} {
-			for k, v := range schedprofile.ConfigMapLabels {
+			for k, v := range wellknown.ConfigMapLabels {
 				if cm.Labels[k] != v {
 					t.Errorf("ConfigMap %s/%s: label %s=%q, want %q (kubectl windows-aware finds the configuration by it)", cm.Namespace, cm.Name, k, cm.Labels[k], v)
 				}

@@ -28,7 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/windows-aware/windows-aware/internal/manifest"
-	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // objects decodes every document of a manifest file with the client-go
@@ -141,8 +141,8 @@ func TestSchedulerManifestsPodsOptOut(t *testing.T) {
 						continue
 					}
 					pods++
-					if got, ok := meta.Labels[publish.LabelOptIn]; !ok || got != "false" {
-						t.Errorf("%s: the pod template's labels %v lack %s: \"false\"", r, meta.Labels, publish.LabelOptIn)
+					if got, ok := meta.Labels[wellknown.LabelOptIn]; !ok || got != "false" {
+						t.Errorf("%s: the pod template's labels %v lack %s: \"false\"", r, meta.Labels, wellknown.LabelOptIn)
 					}
 				}
 			}

@@ -37,7 +37,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/latencyrelay"
 	"github.com/windows-aware/windows-aware/internal/oracle"
-	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // The race of two schedulers beside each other (docs/install.md, "Beside
@@ -374,7 +374,7 @@ func besidePod(name, os string, stock, optedOut bool) *v1.Pod {
 	if stock {
 		guideWritten(&p.Spec, os)
 		if optedOut {
-			p.Labels[publish.LabelOptIn] = "false"
+			p.Labels[wellknown.LabelOptIn] = "false"
 		}
 	}
 	return p

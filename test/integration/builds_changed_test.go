@@ -28,8 +28,8 @@ import (
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/internal/registryserver"
 	"github.com/windows-aware/windows-aware/internal/testimage"
-	"github.com/windows-aware/windows-aware/pkg/imageinspect"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // profileBuildsChanged resolves Windows pods' images with a tag TTL of a
@@ -65,7 +65,7 @@ func TestImageBuildsChanged(t *testing.T) {
 	for i := range 10 {
 		name := r.schedule(ns, profileBuildsChanged, fmt.Sprintf("after-%d", i), 1, windowsOS, img)[0]
 		node := r.waitScheduled(ns, name, scheduleTimeout)
-		if msg := r.lastEvent(ns, name, imageinspect.EventImageBuildsChanged); msg != "" {
+		if msg := r.lastEvent(ns, name, wellknown.EventImageBuildsChanged); msg != "" {
 			told = append(told, name)
 			for _, want := range []string{img, "now lists Windows builds " + oracle.Build2022, "not " + oracle.Build2019, "digest sha256:"} {
 				if !strings.Contains(msg, want) {

@@ -43,8 +43,8 @@ import (
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/localproc"
 	"github.com/windows-aware/windows-aware/internal/oracle"
-	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/webhookcert"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 const (
@@ -149,7 +149,7 @@ func TestChartPublishMode(t *testing.T) {
 		}) {
 			t.Errorf("tolerations %v do not tolerate %v", created.Spec.Tolerations, fixture.WindowsTaint)
 		}
-		if rec, err := publish.ParseRecord(created.Annotations[publish.AnnotationPublished]); err != nil || rec.Source != "tag" {
+		if rec, err := wellknown.ParseRecord(created.Annotations[wellknown.AnnotationPublished]); err != nil || rec.Source != "tag" {
 			t.Errorf("record %+v (%v), want one from the tag", rec, err)
 		}
 	})

@@ -37,6 +37,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/manifest"
 	"github.com/windows-aware/windows-aware/internal/registryserver"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestChartUninstallHook runs what helm uninstall's pre-delete hook runs
@@ -73,7 +74,7 @@ func TestChartUninstallHook(t *testing.T) {
 	held := gatePod("held", image)
 	held.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/hold"}}
 	for _, p := range []*v1.Pod{gatePod("web-1", image), gatePod("web-2", image), held} {
-		if created := e.createPod(ns, p); !publish.Gated(created) || created.Labels[publish.LabelGated] != "true" {
+		if created := e.createPod(ns, p); !publish.Gated(created) || created.Labels[wellknown.LabelGated] != "true" {
 			t.Fatalf("pod %s was created with gates %v and labels %v, want the gate and its label", p.Name, created.Spec.SchedulingGates, created.Labels)
 		}
 	}
@@ -172,8 +173,8 @@ func TestChartUninstallHook(t *testing.T) {
 		for _, g := range p.Spec.SchedulingGates {
 			gates = append(gates, g.Name)
 		}
-		if !slices.Equal(gates, want) || p.Labels[publish.LabelGated] != "" {
-			t.Errorf("pod %s: gates %v, labels %v; want gates %v and no label %s", name, gates, p.Labels, want, publish.LabelGated)
+		if !slices.Equal(gates, want) || p.Labels[wellknown.LabelGated] != "" {
+			t.Errorf("pod %s: gates %v, labels %v; want gates %v and no label %s", name, gates, p.Labels, want, wellknown.LabelGated)
 		}
 	}
 	if p := e.createPod(ns, gatePod("after", image)); publish.Gated(p) {

@@ -24,7 +24,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/controlplane"
 	"github.com/windows-aware/windows-aware/internal/oracle"
-	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestClusterWideOptIn runs the shipped configuration of
@@ -60,7 +60,7 @@ func TestClusterWideOptIn(t *testing.T) {
 	}
 	// The template carries the OS already (the templates webhook wrote
 	// it), so publishing finds it there and adds the tolerations.
-	if rec, err := publish.ParseRecord(got.Annotations[publish.AnnotationPublished]); err != nil || got.Spec.NodeSelector[v1.LabelOSStable] != "linux" {
+	if rec, err := wellknown.ParseRecord(got.Annotations[wellknown.AnnotationPublished]); err != nil || got.Spec.NodeSelector[v1.LabelOSStable] != "linux" {
 		t.Errorf("the pod's selector %v, record %+v (%v): want a published Linux pod", got.Spec.NodeSelector, rec, err)
 	}
 	if node := e.waitScheduled(plain, got.Name, scheduleTimeout); osOf(node) != "linux" {
@@ -70,8 +70,8 @@ func TestClusterWideOptIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sel := d.Spec.Template.Spec.NodeSelector[v1.LabelOSStable]; sel != "linux" || d.Annotations[publish.AnnotationTemplate] == "" {
-		t.Errorf("the Deployment's template has kubernetes.io/os %q, record %q: want linux, recorded", sel, d.Annotations[publish.AnnotationTemplate])
+	if sel := d.Spec.Template.Spec.NodeSelector[v1.LabelOSStable]; sel != "linux" || d.Annotations[wellknown.AnnotationTemplate] == "" {
+		t.Errorf("the Deployment's template has kubernetes.io/os %q, record %q: want linux, recorded", sel, d.Annotations[wellknown.AnnotationTemplate])
 	}
 
 	for _, ns := range []string{optedOut, metav1.NamespaceSystem} {
@@ -82,13 +82,13 @@ func TestClusterWideOptIn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d.Spec.Template.Spec.NodeSelector != nil || d.Annotations[publish.AnnotationTemplate] != "" {
-			t.Errorf("namespace %s: the Deployment's template was written: selector %v, record %q", ns, d.Spec.Template.Spec.NodeSelector, d.Annotations[publish.AnnotationTemplate])
+		if d.Spec.Template.Spec.NodeSelector != nil || d.Annotations[wellknown.AnnotationTemplate] != "" {
+			t.Errorf("namespace %s: the Deployment's template was written: selector %v, record %q", ns, d.Spec.Template.Spec.NodeSelector, d.Annotations[wellknown.AnnotationTemplate])
 		}
 	}
 
 	optedOutPod := newPod("keeps-its-scheduler", "", "quay.io/prometheus/node-exporter:v1.8.2")
-	optedOutPod.Labels[publish.LabelOptIn] = "false"
+	optedOutPod.Labels[wellknown.LabelOptIn] = "false"
 	if created := e.createPod(plain, optedOutPod); created.Spec.SchedulerName != v1.DefaultSchedulerName {
 		t.Errorf("the pod labelled opt-in=false has schedulerName %q, want %q", created.Spec.SchedulerName, v1.DefaultSchedulerName)
 	}

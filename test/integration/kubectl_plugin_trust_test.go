@@ -33,6 +33,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/controlplane"
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/kubectlcmd"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestKubectlPluginTrust: a tenant who can create ConfigMaps in their own
@@ -189,7 +190,7 @@ func TestKubectlPluginFindsConfiguration(t *testing.T) {
 	if code != 0 && code != kubectlcmd.ExitFinding {
 		t.Fatalf("explain: exit status %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	want := "args of the scheduler's configuration in ConfigMap " + schedulerNS + "/" + controlplane.SchedulerConfigMap
+	want := "args of the scheduler's configuration in ConfigMap " + schedulerNS + "/" + wellknown.SchedulerConfigMap
 	if !strings.Contains(stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}

@@ -31,7 +31,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/controlplane"
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/oracle"
-	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestNamespaceOptIn runs the shipped webhook configuration (both of its
@@ -53,7 +53,7 @@ func TestNamespaceOptIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ns.Labels[publish.LabelOptIn] = "true"
+	ns.Labels[wellknown.LabelOptIn] = "true"
 	if _, err := e.client.CoreV1().Namespaces().Update(e.ctx, ns, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestNamespaceOptIn(t *testing.T) {
 	if got.Spec.SchedulerName != windowsAware {
 		t.Errorf("the opted-in namespace's pod has schedulerName %q, want %q", got.Spec.SchedulerName, windowsAware)
 	}
-	if rec, err := publish.ParseRecord(got.Annotations[publish.AnnotationPublished]); err != nil || rec.OS != "windows" {
+	if rec, err := wellknown.ParseRecord(got.Annotations[wellknown.AnnotationPublished]); err != nil || rec.OS != "windows" {
 		t.Errorf("the opted-in pod's record %+v (%v): want it published as a Windows pod", rec, err)
 	}
 	if node := e.waitScheduled(optedIn, got.Name, scheduleTimeout); buildOf(node) != oracle.Build2019 {
@@ -82,7 +82,7 @@ func TestNamespaceOptIn(t *testing.T) {
 	}
 
 	optedOut := newPod("opted-out", "", "mcr.microsoft.com/windows/servercore:ltsc2019")
-	optedOut.Labels[publish.LabelOptIn] = "false"
+	optedOut.Labels[wellknown.LabelOptIn] = "false"
 	gpu := newPod("gpu", "gpu-scheduler", "mcr.microsoft.com/windows/servercore:ltsc2019")
 	for _, p := range []*v1.Pod{optedOut, gpu} {
 		want := p.Spec.SchedulerName

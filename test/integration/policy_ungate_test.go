@@ -28,7 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/windows-aware/windows-aware/internal/oracle"
-	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestUngatePolicyOnlyItsJob holds the chart's admission policy for the
@@ -86,7 +86,7 @@ func TestUngatePolicyOnlyItsJob(t *testing.T) {
 	toleration := func(key string) map[string]any {
 		return map[string]any{"op": "add", "path": "/spec/tolerations/-", "value": v1.Toleration{Key: key, Operator: v1.TolerationOpEqual, Value: "windows", Effect: v1.TaintEffectNoSchedule}}
 	}
-	annotate := map[string]any{"op": "add", "path": "/metadata/annotations", "value": map[string]string{publish.AnnotationPublished: `{"source":"registry","os":"windows"}`}}
+	annotate := map[string]any{"op": "add", "path": "/metadata/annotations", "value": map[string]string{wellknown.AnnotationPublished: `{"source":"registry","os":"windows"}`}}
 	ungate := []map[string]any{
 		{"op": "remove", "path": "/spec/schedulingGates"},
 		{"op": "remove", "path": "/metadata/labels/windows-aware.x-k8s.io~1gated"},
@@ -129,7 +129,7 @@ func TestUngatePolicyOnlyItsJob(t *testing.T) {
 				pod.Spec.SchedulingGates = nil
 			case "plain":
 				pod.Spec.SchedulingGates = nil
-				delete(pod.Labels, publish.LabelGated)
+				delete(pod.Labels, wellknown.LabelGated)
 			}
 			e.createPod(ns, pod)
 			_, err := remover.CoreV1().Pods(ns).Patch(e.ctx, pod.Name, types.JSONPatchType, mustJSON(t, tt.patch), metav1.PatchOptions{})
@@ -150,8 +150,8 @@ func TestUngatePolicyOnlyItsJob(t *testing.T) {
 // label), of a profile nothing serves, so that it stays as created.
 func gatedPolicyPod(name string) *v1.Pod {
 	pod := newPod(name, "no-such-scheduler", "registry.example.com/web:1")
-	pod.Labels[publish.LabelGated] = "true"
-	pod.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: publish.GatePlatform}}
+	pod.Labels[wellknown.LabelGated] = "true"
+	pod.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}}
 	pod.Spec.Tolerations = []v1.Toleration{{Key: "existing", Operator: v1.TolerationOpExists}}
 	return pod
 }

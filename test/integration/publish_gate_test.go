@@ -38,6 +38,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/testimage"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // profileGate is the profile of TestPublishGate: the windows-aware profile
@@ -97,7 +98,7 @@ func TestPublishGate(t *testing.T) {
 	fallback := gatePod("web-down", down.Host+"/contoso/gate-web:1.4.2")
 	for _, p := range []*v1.Pod{resolved, fallback} {
 		created := e.createPod(ns, p)
-		if !publish.Gated(created) || created.Labels[publish.LabelGated] != "true" {
+		if !publish.Gated(created) || created.Labels[wellknown.LabelGated] != "true" {
 			t.Errorf("pod %s was created with gates %v and labels %v, want the gate and its label", p.Name, created.Spec.SchedulingGates, created.Labels)
 		}
 	}
@@ -110,7 +111,7 @@ func TestPublishGate(t *testing.T) {
 	if builds := requiredBuilds(got); !slices.Equal(builds, []string{oracle.Build2019}) {
 		t.Errorf("required builds %v, want [%s]", builds, oracle.Build2019)
 	}
-	if rec, err := publish.ParseRecord(got.Annotations[publish.AnnotationPublished]); err != nil || rec.Source != "registry" || rec.Fallback != "" {
+	if rec, err := wellknown.ParseRecord(got.Annotations[wellknown.AnnotationPublished]); err != nil || rec.Source != "registry" || rec.Fallback != "" {
 		t.Errorf("record %+v (%v), want source registry and no fallback", rec, err)
 	}
 	if node := e.waitScheduled(ns, resolved.Name, scheduleTimeout); buildOf(node) != oracle.Build2019 {
@@ -122,7 +123,7 @@ func TestPublishGate(t *testing.T) {
 	if builds := requiredBuilds(got); builds != nil {
 		t.Errorf("required builds %v, want none (the tag names no build)", builds)
 	}
-	if rec, err := publish.ParseRecord(got.Annotations[publish.AnnotationPublished]); err != nil || rec.Fallback != "TagRules" {
+	if rec, err := wellknown.ParseRecord(got.Annotations[wellknown.AnnotationPublished]); err != nil || rec.Fallback != "TagRules" {
 		t.Errorf("record %+v (%v), want fallback TagRules", rec, err)
 	}
 	var warnings []string
@@ -169,8 +170,8 @@ func (e *env) waitUngated(ns, name string) *v1.Pod {
 	for {
 		p := e.getPod(ns, name)
 		if !publish.Gated(p) {
-			if p.Labels[publish.LabelGated] != "" {
-				e.t.Errorf("pod %s was ungated but keeps the label %s", name, publish.LabelGated)
+			if p.Labels[wellknown.LabelGated] != "" {
+				e.t.Errorf("pod %s was ungated but keeps the label %s", name, wellknown.LabelGated)
 			}
 			return p
 		}

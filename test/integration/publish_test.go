@@ -35,7 +35,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/localproc"
 	"github.com/windows-aware/windows-aware/internal/localwebhook"
 	"github.com/windows-aware/windows-aware/internal/oracle"
-	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestPublishMode runs bin/admission on loopback with TLS and registers
@@ -74,7 +74,7 @@ func TestPublishMode(t *testing.T) {
 		}) {
 			t.Errorf("tolerations %v do not tolerate %v", p.Spec.Tolerations, fixture.WindowsTaint)
 		}
-		rec, err := publish.ParseRecord(p.Annotations[publish.AnnotationPublished])
+		rec, err := wellknown.ParseRecord(p.Annotations[wellknown.AnnotationPublished])
 		if err != nil || rec.Source != "tag" || rec.OS != "windows" {
 			t.Errorf("record %+v (%v), want one from the tag that wrote the OS", rec, err)
 		}
@@ -87,10 +87,10 @@ func TestPublishMode(t *testing.T) {
 	conflicting := newPod("conflicting", windowsAware, "mcr.microsoft.com/windows/servercore:ltsc2019")
 	conflicting.Spec.NodeSelector = map[string]string{v1.LabelOSStable: "linux"}
 	optedOut := newPod("opted-out", windowsAware, "mcr.microsoft.com/windows/servercore:ltsc2019")
-	optedOut.Labels[publish.LabelPublish] = "false"
+	optedOut.Labels[wellknown.LabelPublish] = "false"
 	for _, p := range []*v1.Pod{conflicting, optedOut} {
 		got := e.createPod(ns, p.DeepCopy())
-		if _, ok := got.Annotations[publish.AnnotationPublished]; ok || !equalScheduling(p, got) {
+		if _, ok := got.Annotations[wellknown.AnnotationPublished]; ok || !equalScheduling(p, got) {
 			t.Errorf("pod %s was changed: nodeSelector %v, affinity %v, tolerations %v, annotations %v",
 				p.Name, got.Spec.NodeSelector, got.Spec.Affinity, got.Spec.Tolerations, got.Annotations)
 		}
@@ -99,7 +99,7 @@ func TestPublishMode(t *testing.T) {
 	// The webhook down: pods are created unpublished and placed right.
 	webhook.Stop(10 * time.Second)
 	unpublished := e.createPod(ns, newPod("nano", windowsAware, "mcr.microsoft.com/windows/nanoserver:ltsc2022"))
-	if _, ok := unpublished.Annotations[publish.AnnotationPublished]; ok || unpublished.Spec.NodeSelector != nil {
+	if _, ok := unpublished.Annotations[wellknown.AnnotationPublished]; ok || unpublished.Spec.NodeSelector != nil {
 		t.Errorf("with the webhook down the pod was still published: %v %v", unpublished.Spec.NodeSelector, unpublished.Annotations)
 	}
 	if node := e.waitScheduled(ns, "nano", scheduleTimeout); buildOf(node) != oracle.Build2022 {
@@ -216,7 +216,7 @@ func (e *env) waitWebhookCalled(ns, profile string) {
 	for {
 		probe := newPod("probe", profile, "mcr.microsoft.com/windows/servercore:ltsc2019")
 		got, err := e.client.CoreV1().Pods(ns).Create(e.ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		if err == nil && got.Annotations[publish.AnnotationPublished] != "" {
+		if err == nil && got.Annotations[wellknown.AnnotationPublished] != "" {
 			return
 		}
 		if time.Now().After(deadline) {

@@ -37,6 +37,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/registryserver"
 	"github.com/windows-aware/windows-aware/internal/testimage"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestUngatePolicy holds the shipped ValidatingAdmissionPolicy of
@@ -62,7 +63,7 @@ func TestUngatePolicy(t *testing.T) {
 			}}},
 		}}},
 		{"op": "add", "path": "/spec/tolerations/-", "value": v1.Toleration{Key: "os", Operator: v1.TolerationOpEqual, Value: "windows", Effect: v1.TaintEffectNoSchedule}},
-		{"op": "add", "path": "/metadata/annotations", "value": map[string]string{publish.AnnotationPublished: `{"source":"registry","os":"windows"}`}},
+		{"op": "add", "path": "/metadata/annotations", "value": map[string]string{wellknown.AnnotationPublished: `{"source":"registry","os":"windows"}`}},
 	}
 	with := func(extra ...map[string]any) []map[string]any {
 		return append(append([]map[string]any{}, published...), extra...)
@@ -100,8 +101,8 @@ func TestUngatePolicy(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pod := newPod(fmt.Sprintf("policy-%d", i), "no-such-scheduler", "registry.example.com/web:1")
-			pod.Labels[publish.LabelGated] = "true"
-			pod.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: publish.GatePlatform}}
+			pod.Labels[wellknown.LabelGated] = "true"
+			pod.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}}
 			if strings.Contains(tt.name, "another gate") {
 				pod.Spec.SchedulingGates = append(pod.Spec.SchedulingGates, v1.PodSchedulingGate{Name: "example.com/other"})
 			}
@@ -200,7 +201,7 @@ func TestUngateAfterControllerKilled(t *testing.T) {
 	took := time.Now()
 	for _, name := range []string{"web-a", "web-b"} {
 		got := e.waitUngated(ns, name)
-		if rec, err := publish.ParseRecord(got.Annotations[publish.AnnotationPublished]); err != nil || rec.Fallback != "TagRules" {
+		if rec, err := wellknown.ParseRecord(got.Annotations[wellknown.AnnotationPublished]); err != nil || rec.Fallback != "TagRules" {
 			t.Errorf("pod %s: record %+v (%v), want fallback TagRules", name, rec, err)
 		}
 	}
@@ -277,7 +278,7 @@ func (e *env) waitUngatePolicy(kubeconfig string) {
 	client := e.clientOf(kubeconfig)
 	ns := e.namespace()
 	probe := newPod(fmt.Sprintf("ungate-policy-probe-%d", time.Now().UnixNano()%100000), "no-such-scheduler", "registry.example.com/probe:1")
-	probe.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: publish.GatePlatform}}
+	probe.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}}
 	if _, err := e.client.CoreV1().Pods(ns).Create(e.ctx, probe, metav1.CreateOptions{}); err != nil {
 		e.t.Fatal(err)
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/registryserver"
 	"github.com/windows-aware/windows-aware/internal/testimage"
 	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestUngateUnlabelled: pods that carry the publish gate without its label,
@@ -84,14 +85,14 @@ func TestUngateUnlabelled(t *testing.T) {
 	for _, tt := range tests {
 		pod := gateCarrier(tt.name, tt.image)
 		if tt.labelled {
-			pod.Labels[publish.LabelGated] = "true"
+			pod.Labels[wellknown.LabelGated] = "true"
 		}
 		created := e.createPod(namespaceOf(tt.webhook), pod)
 		if tt.unlabel {
 			created = e.removeGateLabel(ns, tt.name)
 		}
 		wantLabel := tt.webhook || tt.labelled && !tt.unlabel
-		if !publish.Gated(created) || (created.Labels[publish.LabelGated] == "true") != wantLabel {
+		if !publish.Gated(created) || (created.Labels[wellknown.LabelGated] == "true") != wantLabel {
 			t.Errorf("pod %s: gates %v, labels %v; want the gate, and the label %v", tt.name, created.Spec.SchedulingGates, created.Labels, wantLabel)
 		}
 	}
@@ -106,7 +107,7 @@ func TestUngateUnlabelled(t *testing.T) {
 			if builds := requiredBuilds(got); !slices.Equal(builds, tt.wantBuilds) {
 				t.Errorf("required builds %v, want %v", builds, tt.wantBuilds)
 			}
-			rec, err := publish.ParseRecord(got.Annotations[publish.AnnotationPublished])
+			rec, err := wellknown.ParseRecord(got.Annotations[wellknown.AnnotationPublished])
 			if err != nil || (rec.Fallback == "TagRules") != tt.wantFallback {
 				t.Errorf("record %+v (%v), want the fallback: %v", rec, err, tt.wantFallback)
 			}
@@ -151,7 +152,7 @@ func TestUngateUnlabelledLater(t *testing.T) {
 	// watch of the label does not see it).
 	for _, name := range []string{"first", "later"} {
 		created := e.createPod(ns, gateCarrier(name, reg.Host+"/contoso/later:1"))
-		if !publish.Gated(created) || created.Labels[publish.LabelGated] != "" {
+		if !publish.Gated(created) || created.Labels[wellknown.LabelGated] != "" {
 			t.Fatalf("pod %s created with gates %v and labels %v, want the gate alone", name, created.Spec.SchedulingGates, created.Labels)
 		}
 		got := e.waitUngated(ns, name)
@@ -165,7 +166,7 @@ func TestUngateUnlabelledLater(t *testing.T) {
 // already, without its label, as no webhook gates it.
 func gateCarrier(name, image string) *v1.Pod {
 	p := gatePod(name, image)
-	p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: publish.GatePlatform}}
+	p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}}
 	return p
 }
 
@@ -173,7 +174,7 @@ func gateCarrier(name, image string) *v1.Pod {
 // or a tool might, and returns the pod.
 func (e *env) removeGateLabel(ns, name string) *v1.Pod {
 	e.t.Helper()
-	patch := []byte(`{"metadata":{"labels":{"` + publish.LabelGated + `":null}}}`)
+	patch := []byte(`{"metadata":{"labels":{"` + wellknown.LabelGated + `":null}}}`)
 	p, err := e.client.CoreV1().Pods(ns).Patch(e.ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil {
 		e.t.Fatalf("removing the label of pod %s: %v", name, err)

@@ -32,7 +32,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/controlplane"
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/oracle"
-	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestRetiringPoolDrains: a cluster moves its Windows workloads to a new
@@ -62,7 +62,7 @@ func TestRetiringPoolDrains(t *testing.T) {
 
 	e.createNodes(node("new25-0", oracle.Build2025), node("new25-1", oracle.Build2025))
 	for _, name := range []string{"old22-0", "old22-1", "old19-0"} {
-		if err := e.updateNode(name, false, func(n *v1.Node) { n.Labels[podneeds.LabelRetiring] = podneeds.RetiringValue }); err != nil {
+		if err := e.updateNode(name, false, func(n *v1.Node) { n.Labels[wellknown.LabelRetiring] = wellknown.RetiringValue }); err != nil {
 			t.Fatalf("labelling node %s retiring: %v", name, err)
 		}
 	}

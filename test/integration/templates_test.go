@@ -35,7 +35,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/localwebhook"
 	"github.com/windows-aware/windows-aware/internal/oracle"
-	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // agentImage is a third-party agent whose tag says nothing of its OS.
@@ -80,7 +80,7 @@ func TestTemplatesKeepDaemonSetOffWindows(t *testing.T) {
 	if got := ds.Spec.Template.Spec.NodeSelector[v1.LabelOSStable]; got != "linux" {
 		t.Errorf("the opted-in DaemonSet's template has kubernetes.io/os %q, want linux", got)
 	}
-	if rec, err := publish.ParseRecord(ds.Annotations[publish.AnnotationTemplate]); err != nil || rec.OS != "linux" {
+	if rec, err := wellknown.ParseRecord(ds.Annotations[wellknown.AnnotationTemplate]); err != nil || rec.OS != "linux" {
 		t.Errorf("the DaemonSet's record %+v (%v): want os linux", rec, err)
 	}
 	if got := e.waitDaemonSetDesired(optedIn, "agent", 1); got != 1 {
@@ -111,7 +111,7 @@ func TestTemplatesKeepDaemonSetOffWindows(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.checkNoRollout(t, updated, generation, revisions)
-		if updated.Annotations[publish.AnnotationTemplate] == "" {
+		if updated.Annotations[wellknown.AnnotationTemplate] == "" {
 			t.Error("the record is gone")
 		}
 	})
@@ -186,7 +186,7 @@ func (e *env) labelNamespace(name, optIn string) {
 	if ns.Labels == nil {
 		ns.Labels = map[string]string{}
 	}
-	ns.Labels[publish.LabelOptIn] = optIn
+	ns.Labels[wellknown.LabelOptIn] = optIn
 	if _, err := e.client.CoreV1().Namespaces().Update(e.ctx, ns, metav1.UpdateOptions{}); err != nil {
 		e.t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func (e *env) startTemplatesWebhook(variant string, namespaces ...string) {
 		probe := agentDaemonSet(namespaces[0])
 		probe.Name = "probe"
 		got, err := e.client.AppsV1().DaemonSets(namespaces[0]).Create(e.ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		if err == nil && got.Annotations[publish.AnnotationTemplate] != "" {
+		if err == nil && got.Annotations[wellknown.AnnotationTemplate] != "" {
 			return
 		}
 		if time.Now().After(deadline) {

@@ -33,8 +33,8 @@ import (
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/pkg/explain"
-	"github.com/windows-aware/windows-aware/pkg/inventory"
 	"github.com/windows-aware/windows-aware/pkg/kubectlcmd"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestUpgradePlanPins runs kubectl windows-aware upgrade-plan against the
@@ -54,7 +54,7 @@ func TestUpgradePlanPins(t *testing.T) {
 	}
 	node := func(name, pool, build, sku string) *v1.Node {
 		n := windowsNode(name, build, fixture.WindowsTaint)
-		n.Labels["agentpool"], n.Labels[inventory.LabelAKSOSSKU] = pool, sku
+		n.Labels["agentpool"], n.Labels[wellknown.LabelAKSOSSKU] = pool, sku
 		return n
 	}
 	e.createNodes(node("pin19-1", "pin19", oracle.Build2019, "Windows2019"),
@@ -93,7 +93,7 @@ func TestUpgradePlanPins(t *testing.T) {
 	specs := []spec{
 		{"Deployment", "nano-build", []string{nano22}, pin(v1.LabelWindowsBuild, oracle.Build2022), []string{"pin22-1"}},
 		{"Deployment", "iis-runtimeclass", []string{iis22}, withRuntimeClass, []string{"pin22-2"}},
-		{"Deployment", "nano-sku", []string{nano22}, pin(inventory.LabelAKSOSSKU, "Windows2022"), []string{"pin22-1"}},
+		{"Deployment", "nano-sku", []string{nano22}, pin(wellknown.LabelAKSOSSKU, "Windows2022"), []string{"pin22-1"}},
 		{"Deployment", "nano-free", []string{nano22}, tolerate, []string{"pin22-2"}},
 		{"Deployment", "mixed", []string{iis19, iis22}, tolerate, nil},
 		{"DaemonSet", "agent-2022", []string{nano22}, pin(v1.LabelWindowsBuild, oracle.Build2022), []string{"pin22-1", "pin22-2"}},
@@ -233,7 +233,7 @@ func TestUpgradePlanPins(t *testing.T) {
 	})
 
 	t.Run("AKS's in-place OS SKU migration leaves Pending the pods the what-if named", func(t *testing.T) {
-		_, p, _ := plan("--to", "2025", "--pool", inventory.LabelAKSOSSKU+"=Windows2022", "-o", "json")
+		_, p, _ := plan("--to", "2025", "--pool", wellknown.LabelAKSOSSKU+"=Windows2022", "-o", "json")
 		var stranded []string
 		for _, s := range p.WhatIf.Stranded {
 			stranded = append(stranded, s.Workload)
@@ -248,7 +248,7 @@ func TestUpgradePlanPins(t *testing.T) {
 		// 2025, as AKS relabels them.
 		for _, name := range []string{"pin22-1", "pin22-2"} {
 			n := e.getNode(name)
-			n.Labels[v1.LabelWindowsBuild], n.Labels[inventory.LabelAKSOSSKU] = oracle.Build2025, "Windows2025"
+			n.Labels[v1.LabelWindowsBuild], n.Labels[wellknown.LabelAKSOSSKU] = oracle.Build2025, "Windows2025"
 			if _, err := e.client.CoreV1().Nodes().Update(e.ctx, n, metav1.UpdateOptions{}); err != nil {
 				t.Fatal(err)
 			}

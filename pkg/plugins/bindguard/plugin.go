@@ -30,6 +30,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/windows-aware/windows-aware/pkg/noderoom"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // Name is the plugin's name in the scheduler configuration.
@@ -38,10 +39,6 @@ const Name = "BindGuard"
 // ReasonNoRoom is the status of a bind refused: constant, as the
 // scheduler's reasons are, with the node and figures in the Event.
 const ReasonNoRoom = "node had no room left at binding: pods bound by another scheduler took it"
-
-// EventNoRoomAtBind is the reason of the Warning Event on a pod whose bind
-// was refused.
-const EventNoRoomAtBind = "NoRoomAtBind"
 
 // readTimeout bounds the list of a node's pods: past it, the bind goes on
 // unguarded.
@@ -135,7 +132,7 @@ func (g *BindGuard) PreBind(ctx context.Context, state fwk.CycleState, pod *v1.P
 	}
 	checked(resultNoRoom)
 	if rec := g.handle.EventRecorder(); rec != nil {
-		rec.Eventf(pod, nil, v1.EventTypeWarning, EventNoRoomAtBind, "Binding",
+		rec.Eventf(pod, nil, v1.EventTypeWarning, wellknown.EventNoRoomAtBind, "Binding",
 			"Node %s had no room left for the pod when it was to be bound: %s %s requested of %s allocatable, counting the %d pods the API server lists on it; scheduling the pod again",
 			nodeName, short.Resource, short.Requested.String(), short.Allocatable.String(), len(list.Items))
 	}

@@ -39,6 +39,8 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
+
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestBindGuard: at PreBind the pod is checked against the pods the API
@@ -115,7 +117,7 @@ func TestBindGuard(t *testing.T) {
 				}
 				select {
 				case e := <-recorder.Events:
-					if !strings.Contains(e, EventNoRoomAtBind) || !strings.Contains(e, "Node n") || !strings.Contains(e, "cpu 4500m requested of 4 allocatable") {
+					if !strings.Contains(e, wellknown.EventNoRoomAtBind) || !strings.Contains(e, "Node n") || !strings.Contains(e, "cpu 4500m requested of 4 allocatable") {
 						t.Errorf("Event %q lacks the reason, node or figures", e)
 					}
 				default:

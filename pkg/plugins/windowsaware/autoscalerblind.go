@@ -26,6 +26,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -37,10 +38,6 @@ import (
 // with room), so they add no node for it, or add one of the wrong OS or
 // build. PostFilter makes that visible: once per pod, an Event that names
 // the fix, and a count.
-
-// EventAutoscalerBlind is the reason of the Event a pod gets when some node
-// that its own constraints admit was rejected for its OS or build.
-const EventAutoscalerBlind = "AutoscalerBlind"
 
 // maxBlindReported bounds the pods remembered as reported; the oldest are
 // forgotten first, and a forgotten pod that is still pending is reported
@@ -79,7 +76,7 @@ func (pl *WindowsAware) PostFilter(ctx context.Context, state fwk.CycleState, po
 	AutoscalerBlindPods.Inc()
 	logger.V(2).Info("Autoscalers would place the pod on a node the scheduler rejects", "pod", klog.KObj(pod), "node", klog.KObj(node))
 	if rec := pl.handle.EventRecorder(); rec != nil {
-		rec.Eventf(pod, nil, v1.EventTypeWarning, EventAutoscalerBlind, "Scheduling", "%s", blindMessage(r))
+		rec.Eventf(pod, nil, v1.EventTypeWarning, wellknown.EventAutoscalerBlind, "Scheduling", "%s", blindMessage(r))
 	}
 	return nil, unschedulable
 }

@@ -38,6 +38,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // fullNodes stands for NodeResourcesFit on nodes without room: it rejects
@@ -252,8 +253,8 @@ func TestPostFilterReportsPodsAutoscalersMisjudge(t *testing.T) {
 			if len(got) != 1 || after-before != 1 {
 				t.Fatalf("events %q, counter +%v; want one AutoscalerBlind event and +1", got, after-before)
 			}
-			if !strings.HasPrefix(got[0], "Warning "+EventAutoscalerBlind+" ") {
-				t.Errorf("event %q is not a Warning %s", got[0], EventAutoscalerBlind)
+			if !strings.HasPrefix(got[0], "Warning "+wellknown.EventAutoscalerBlind+" ") {
+				t.Errorf("event %q is not a Warning %s", got[0], wellknown.EventAutoscalerBlind)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(got[0], w) {

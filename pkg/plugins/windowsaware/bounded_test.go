@@ -29,8 +29,8 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
-	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // manyBuildsIndex is a manifest list of n Windows entries of distinct
@@ -180,7 +180,7 @@ func TestIndexPastEntryLimit(t *testing.T) {
 			if len(events) != 1 {
 				t.Fatalf("events %q, want one", events)
 			}
-			for _, part := range append(parts, imagefacts.EventImagePlatformsUnknown) {
+			for _, part := range append(parts, wellknown.EventImagePlatformsUnknown) {
 				if !strings.Contains(events[0], part) {
 					t.Errorf("event %q does not name %q", events[0], part)
 				}

@@ -22,6 +22,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // A tag whose Windows builds changed since it was last read (its publisher
@@ -39,7 +40,7 @@ func (res *resolution) tellBuildsChanged(pod *v1.Pod, ref string, c *imageinspec
 	if res.handle == nil || res.handle.EventRecorder() == nil || !c.Claim() {
 		return
 	}
-	res.handle.EventRecorder().Eventf(pod, nil, v1.EventTypeWarning, imageinspect.EventImageBuildsChanged, "Scheduling",
+	res.handle.EventRecorder().Eventf(pod, nil, v1.EventTypeWarning, wellknown.EventImageBuildsChanged, "Scheduling",
 		"tag %q now lists Windows builds %s (digest %s), not %s as when last read (digest %s); pods created from it before run the old image, this pod is placed by the new builds",
 		ref, buildList(c.New), c.Digest, buildList(c.Old), c.OldDigest)
 }

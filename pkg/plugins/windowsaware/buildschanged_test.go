@@ -29,6 +29,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // TestImageBuildsChangedEvent: a tag re-pushed on another build is read
@@ -69,7 +70,7 @@ func TestImageBuildsChangedEvent(t *testing.T) {
 	changedEvents := func() []string {
 		var out []string
 		for _, e := range rp.recorded() {
-			if strings.Contains(e, imageinspect.EventImageBuildsChanged) {
+			if strings.Contains(e, wellknown.EventImageBuildsChanged) {
 				out = append(out, e)
 			}
 		}
@@ -95,9 +96,9 @@ func TestImageBuildsChangedEvent(t *testing.T) {
 	}
 	got := changedEvents()
 	if len(got) != 1 {
-		t.Fatalf("%d %s Events, want 1: %v", len(got), imageinspect.EventImageBuildsChanged, got)
+		t.Fatalf("%d %s Events, want 1: %v", len(got), wellknown.EventImageBuildsChanged, got)
 	}
-	for _, want := range []string{"Warning " + imageinspect.EventImageBuildsChanged, ref, "10.0.20348 (digest " + newDigest, "not 10.0.17763", oldDigest} {
+	for _, want := range []string{"Warning " + wellknown.EventImageBuildsChanged, ref, "10.0.20348 (digest " + newDigest, "not 10.0.17763", oldDigest} {
 		if !strings.Contains(got[0], want) {
 			t.Errorf("Event %q does not say %q", got[0], want)
 		}

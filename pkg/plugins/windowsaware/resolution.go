@@ -32,6 +32,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // Where a tag names no Windows build, the image's registry knows the
@@ -284,7 +285,7 @@ func (res *resolution) warn(pod *v1.Pod, ref, msg string) {
 	if res.args.OnFailure == config.OnFailureReject {
 		action = "keeping the pod unschedulable until it does"
 	}
-	res.handle.EventRecorder().Eventf(pod, nil, v1.EventTypeWarning, imagefacts.EventImagePlatformsUnknown, "Scheduling", "%s; %s", msg, action)
+	res.handle.EventRecorder().Eventf(pod, nil, v1.EventTypeWarning, wellknown.EventImagePlatformsUnknown, "Scheduling", "%s; %s", msg, action)
 }
 
 func podKey(pod *v1.Pod) string { return pod.Namespace + "/" + pod.Name }

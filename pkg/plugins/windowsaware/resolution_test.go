@@ -41,9 +41,9 @@ import (
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
-	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/imageinspect/registrytest"
 	"github.com/windows-aware/windows-aware/pkg/plugins/ostainttoleration"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // The os.version values of the test images: what BuildKit copies from
@@ -385,7 +385,7 @@ func TestResolutionFailurePolicy(t *testing.T) {
 			onFailure:   config.OnFailureTagRules,
 			wantHeld:    true,
 			wantHeldFor: gateTimeout,
-			wantEvent:   []string{"Warning " + imagefacts.EventImagePlatformsUnknown, hanging.Ref("orders-api:1.4.2"), "within 300ms", "placing the pod by its image tags"},
+			wantEvent:   []string{"Warning " + wellknown.EventImagePlatformsUnknown, hanging.Ref("orders-api:1.4.2"), "within 300ms", "placing the pod by its image tags"},
 		},
 		{
 			name:        "registry hangs, Reject after the gate timeout",
@@ -394,7 +394,7 @@ func TestResolutionFailurePolicy(t *testing.T) {
 			onFailure:   config.OnFailureReject,
 			wantHeld:    true,
 			wantHeldFor: gateTimeout,
-			wantEvent:   []string{"Warning " + imagefacts.EventImagePlatformsUnknown, hanging.Ref("reject:1"), "keeping the pod unschedulable"},
+			wantEvent:   []string{"Warning " + wellknown.EventImagePlatformsUnknown, hanging.Ref("reject:1"), "keeping the pod unschedulable"},
 			wantReject:  []string{hanging.Ref("reject:1"), "onFailure: Reject", "has not answered yet"},
 		},
 		{
@@ -403,7 +403,7 @@ func TestResolutionFailurePolicy(t *testing.T) {
 			image:     down.Ref("orders-api:1.4.2"),
 			onFailure: config.OnFailureTagRules,
 			wantHeld:  true,
-			wantEvent: []string{"Warning " + imagefacts.EventImagePlatformsUnknown, down.Ref("orders-api:1.4.2"), "connection refused", "placing the pod by its image tags"},
+			wantEvent: []string{"Warning " + wellknown.EventImagePlatformsUnknown, down.Ref("orders-api:1.4.2"), "connection refused", "placing the pod by its image tags"},
 		},
 		{
 			name:       "registry down, Reject",
@@ -411,7 +411,7 @@ func TestResolutionFailurePolicy(t *testing.T) {
 			image:      down.Ref("orders-api:1.4.2"),
 			onFailure:  config.OnFailureReject,
 			wantHeld:   true,
-			wantEvent:  []string{"Warning " + imagefacts.EventImagePlatformsUnknown, down.Ref("orders-api:1.4.2"), "connection refused"},
+			wantEvent:  []string{"Warning " + wellknown.EventImagePlatformsUnknown, down.Ref("orders-api:1.4.2"), "connection refused"},
 			wantReject: []string{down.Ref("orders-api:1.4.2"), "onFailure: Reject", "connection refused"},
 		},
 		{

@@ -26,12 +26,12 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/windows-aware/windows-aware/internal/fixture"
-	"github.com/windows-aware/windows-aware/pkg/podneeds"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 // retiring labels a node as an administrator marks an old pool.
 func retiring(n *v1.Node) *v1.Node {
-	n.Labels[podneeds.LabelRetiring] = podneeds.RetiringValue
+	n.Labels[wellknown.LabelRetiring] = wellknown.RetiringValue
 	return n
 }
 
@@ -94,7 +94,7 @@ var retiringCases = []struct {
 		pod:  func() *v1.Pod { return withOS(pod(imgWinNoTag), v1.Windows) },
 		nodes: func() []*v1.Node {
 			n := fixture.WindowsNode("w19", "10.0.17763")
-			n.Labels[podneeds.LabelRetiring] = "false"
+			n.Labels[wellknown.LabelRetiring] = "false"
 			return []*v1.Node{n, fixture.WindowsNode("w25", "10.0.26100")}
 		},
 		want: map[string]int64{"w19": 0, "w25": 0},

@@ -14,20 +14,18 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package publish
+package wellknown
 
 import (
 	"encoding/json"
 	"fmt"
 )
 
-// AnnotationPublished is the annotation in which a published pod records
-// what was written into it and why.
-const AnnotationPublished = "windows-aware.x-k8s.io/published"
-
 // Record is what publishing wrote into a pod, kept as JSON in its
-// AnnotationPublished annotation. Only what was added is listed: a key the
-// pod set itself is not.
+// AnnotationPublished annotation (and into a workload's pod template, in
+// its AnnotationTemplate). Only what was added is listed: a key the pod set
+// itself is not. The webhook writes it; the gate remover, explain and the
+// tests read it.
 type Record struct {
 	// Source is where the pod's OS came from, as the plugin names it:
 	// spec, tag, registry, hostProcess, selector or default.
@@ -42,7 +40,7 @@ type Record struct {
 	// Tolerations are the tolerations added, as key=value:Effect.
 	Tolerations []string `json:"tolerations,omitempty"`
 	// AvoidsRetiring: the preferred term for the nodes that are not
-	// labelled windows-aware.x-k8s.io/retiring=true was added.
+	// labelled LabelRetiring=true was added.
 	AvoidsRetiring bool `json:"avoidsRetiring,omitempty"`
 	// GatedOn is the image whose registry the pod waits for, when the
 	// scheduling gate GatePlatform was added.

@@ -1,0 +1,23 @@
+/*
+Copyright The windows-aware Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package wellknown
+
+// GatePlatform is the scheduling gate a pod gets at creation when the
+// scheduler would wait for a registry to tell its images' platforms: it
+// keeps autoscalers from acting on the pod before its constraints are
+// known, until the registry's answer is written in and the gate removed.
+const GatePlatform = "windows-aware.x-k8s.io/platform"
