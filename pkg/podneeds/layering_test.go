@@ -24,9 +24,9 @@ import (
 
 // TestLayering: the decision imports no scheduler and no client, and the
 // programs that share it with the scheduler (publish mode's webhook and
-// gate controller, explain) reach it without a scheduler plugin, so that
-// none of them can decide by a rule of its own; nor does the kubectl
-// plugin. OSTaintToleration reads WindowsAware's decision without
+// gate controller, the warnings webhook, explain) reach it without a
+// scheduler plugin, so that none of them can decide by a rule of its own;
+// nor does the kubectl plugin, and no plugin imports a webhook. OSTaintToleration reads WindowsAware's decision without
 // importing it. BindGuard's room rule, noderoom, stands alone.
 func TestLayering(t *testing.T) {
 	const module = "github.com/windows-aware/windows-aware/"
@@ -36,7 +36,11 @@ func TestLayering(t *testing.T) {
 	}{
 		{"./", []string{"k8s.io/kubernetes/pkg/scheduler", "k8s.io/kube-scheduler", "k8s.io/client-go/kubernetes", module + "pkg/plugins"}},
 		{"../imagefacts", []string{"k8s.io/kubernetes/pkg/scheduler", "k8s.io/kube-scheduler", module + "pkg/plugins"}},
-		{"../publish", []string{module + "pkg/plugins", module + "pkg/explain"}},
+		// The publish webhook's /mutate/warnings reads the warnings
+		// through publish.PodWarner: neither webhook imports the other.
+		{"../publish", []string{module + "pkg/plugins", module + "pkg/explain", module + "pkg/warnings"}},
+		{"../warnings", []string{module + "pkg/plugins", module + "pkg/explain", module + "pkg/kubectlcmd", module + "pkg/publish"}},
+		{"../plugins/...", []string{module + "pkg/warnings", module + "pkg/publish"}},
 		{"../explain", []string{module + "pkg/plugins"}},
 		{"../ungate", []string{module + "pkg/plugins", module + "pkg/explain"}},
 		// The webhooks and the gate remover read the scheduler's

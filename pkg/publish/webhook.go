@@ -47,7 +47,7 @@ func (p *Publisher) OptInHandler(logger klog.Logger) http.Handler {
 // HandlerWithWarnings serves AdmissionReview v1 requests by
 // AdmitWithWarnings, as Handler does: the publish webhook's path for
 // namespaces whose pods the warnings webhook leaves to it.
-func (p *Publisher) HandlerWithWarnings(logger klog.Logger, warner *Warner) http.Handler {
+func (p *Publisher) HandlerWithWarnings(logger klog.Logger, warner PodWarner) http.Handler {
 	return p.handler(logger, Admissions, func(logger klog.Logger, req *admissionv1.AdmissionRequest) (*admissionv1.AdmissionResponse, Outcome) {
 		return p.AdmitWithWarnings(logger, req, warner)
 	})

@@ -33,7 +33,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/localwebhook"
 	"github.com/windows-aware/windows-aware/internal/oracle"
-	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/warnings"
 )
 
 // TestApplyWarnings runs bin/admission --warnings on loopback, registered
@@ -130,7 +130,7 @@ spec:
 		}
 	}
 	for _, line := range strings.Split(out, "\n") {
-		if w, ok := strings.CutPrefix(line, "Warning: "); ok && len(w) > publish.MaxWarningLength {
+		if w, ok := strings.CutPrefix(line, "Warning: "); ok && len(w) > warnings.MaxLength {
 			t.Errorf("a warning of %d characters: %q", len(w), w)
 		}
 	}
@@ -213,7 +213,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	nsObj.Labels[publish.LabelEnforce] = "true"
+	nsObj.Labels[warnings.LabelEnforce] = "true"
 	if _, err := e.client.CoreV1().Namespaces().Update(e.ctx, nsObj, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -227,12 +227,12 @@ spec:
 		time.Sleep(time.Second)
 	}
 	t.Logf("kubectl apply where the namespace enforces:\n%s", out)
-	if err == nil || !strings.Contains(out, publish.LabelEnforce+"=true") || !strings.Contains(out, "add a Windows Server 2016 pool") {
+	if err == nil || !strings.Contains(out, warnings.LabelEnforce+"=true") || !strings.Contains(out, "add a Windows Server 2016 pool") {
 		t.Errorf("the ltsc2016 Deployment was not refused where the namespace enforces (err %v)", err)
 	}
 	// A pod of the profile there: published by /mutate, without
 	// warnings, and refused by the enforcing validating webhook.
-	if out, err := kubectlApply(profilePod("enforced-pod")); err == nil || !strings.Contains(out, publish.LabelEnforce+"=true") || strings.Contains(out, "Warning: windows-aware:") {
+	if out, err := kubectlApply(profilePod("enforced-pod")); err == nil || !strings.Contains(out, warnings.LabelEnforce+"=true") || strings.Contains(out, "Warning: windows-aware:") {
 		t.Errorf("an ltsc2016 pod of the profile where the namespace enforces: want a refusal and no warning (err %v):\n%s", err, out)
 	}
 	if out, err := kubectlApply(strings.ReplaceAll(strings.ReplaceAll(legacy("runs"), "windowsservercore-ltsc2016", "windowsservercore-ltsc2022"), "legacy", "runs")); err != nil {

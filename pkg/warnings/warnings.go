@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package publish
+package warnings
 
 import (
 	"fmt"
@@ -70,10 +70,10 @@ type Inventory interface {
 	Snapshot() *inventory.Snapshot
 }
 
-// NewWarner returns the Warner of a profile's args, which it validates as
+// New returns the Warner of a profile's args, which it validates as
 // the scheduler does. facts may be nil (tags alone): the webhook asks no
 // registry.
-func NewWarner(profile string, args *config.WindowsAwareArgs, nodes Inventory, facts podneeds.Facts) (*Warner, error) {
+func New(profile string, args *config.WindowsAwareArgs, nodes Inventory, facts podneeds.Facts) (*Warner, error) {
 	if err := validation.ValidateWindowsAwareArgs(nil, args); err != nil {
 		return nil, fmt.Errorf("profile %q: invalid WindowsAwareArgs: %w", profile, err)
 	}
@@ -90,7 +90,7 @@ func NewWarner(profile string, args *config.WindowsAwareArgs, nodes Inventory, f
 
 // Warnings says why the pod (a pod, or a workload's template as a pod;
 // subject names it: "Deployment web") can run nowhere, one line a
-// warning, each at most MaxWarningLength characters; none when it runs
+// warning, each at most MaxLength characters; none when it runs
 // somewhere, or when the inventory has not listed every node yet.
 func (w *Warner) Warnings(subject string, pod *v1.Pod) []string {
 	d := w.decider.Decide(pod, w.facts)

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package publish
+package warnings
 
 import (
 	"bytes"
@@ -75,23 +75,23 @@ func fullTemplate[T any, P interface {
 // fullJudgement is what the warnings said of a request when they decoded
 // its objects whole: the outcome (never refused: the refusal only words
 // the same lines otherwise) and the lines; and the pod judged.
-func fullJudgement(w *Warner, req *admissionv1.AdmissionRequest) (WarningOutcome, []string, *v1.Pod) {
+func fullJudgement(w *Warner, req *admissionv1.AdmissionRequest) (Outcome, []string, *v1.Pod) {
 	kind, ok := warnedKinds[req.Resource]
 	if !ok || req.SubResource != "" || (req.Operation != admissionv1.Create && req.Operation != admissionv1.Update) {
-		return WarningSkipped, nil, nil
+		return OutcomeSkipped, nil, nil
 	}
 	obj, tmpl, err := fullKinds[kind](req.Object.Raw)
 	if err != nil {
-		return WarningError, nil, nil
+		return OutcomeError, nil, nil
 	}
 	if kind == "Pod" {
 		if req.Operation != admissionv1.Create || metav1.GetControllerOf(obj) != nil || tmpl.Spec.NodeName != "" ||
 			obj.GetAnnotations()[v1.MirrorPodAnnotationKey] != "" {
-			return WarningSkipped, nil, nil
+			return OutcomeSkipped, nil, nil
 		}
 	} else if req.Operation == admissionv1.Update {
 		if _, old, err := fullKinds[kind](req.OldObject.Raw); err == nil && apiequality.Semantic.DeepEqual(old.Spec, tmpl.Spec) {
-			return WarningSkipped, nil, nil
+			return OutcomeSkipped, nil, nil
 		}
 	}
 	name := obj.GetName()
@@ -104,9 +104,9 @@ func fullJudgement(w *Warner, req *admissionv1.AdmissionRequest) (WarningOutcome
 	}
 	lines := w.Warnings(kind+" "+name, pod)
 	if len(lines) == 0 {
-		return WarningClean, nil, pod
+		return OutcomeClean, nil, pod
 	}
-	return WarningWarned, lines, pod
+	return OutcomeWarned, lines, pod
 }
 
 // readFields is the part of a pod the warnings read: what their decoding
@@ -260,7 +260,7 @@ func decodeTests() []warningsTest {
 // review, judge every request of TestWarnings and of decodeTests as they
 // did decoding its objects whole: the same outcome, the same lines, the
 // same fields of the pod; and the webhook answers a review's body as
-// AdmitWarnings answers its request.
+// Admit answers its request.
 func TestWarningsDecode(t *testing.T) {
 	tests := warningsTests()
 	for _, tt := range decodeTests() {
@@ -269,13 +269,13 @@ func TestWarningsDecode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w, err := NewWarner("windows-aware", scheme.DefaultArgs(), tt.nodes, nil)
+			w, err := New("windows-aware", scheme.DefaultArgs(), tt.nodes, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			req := tt.req(t)
 			wantOutcome, wantLines, wantPod := fullJudgement(w, req)
-			resp, outcome := w.AdmitWarnings(klog.Background(), req, false)
+			resp, outcome := w.Admit(klog.Background(), req, false)
 			if outcome != wantOutcome || !slices.Equal(resp.Warnings, wantLines) {
 				t.Errorf("judged %s %q, decoded whole %s %q", outcome, resp.Warnings, wantOutcome, wantLines)
 			}
@@ -299,14 +299,14 @@ func TestWarningsDecode(t *testing.T) {
 			}
 
 			for _, enforce := range []bool{false, true} {
-				want, _ := w.AdmitWarnings(klog.Background(), req, enforce)
+				want, _ := w.Admit(klog.Background(), req, enforce)
 				body, err := json.Marshal(admissionv1.AdmissionReview{
 					TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"}, Request: req})
 				if err != nil {
 					t.Fatal(err)
 				}
 				rec := httptest.NewRecorder()
-				w.WarningsHandler(klog.Background(), enforce).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body)))
+				w.Handler(klog.Background(), enforce).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body)))
 				if rec.Code != http.StatusOK {
 					t.Fatalf("status %d: %s", rec.Code, rec.Body)
 				}
@@ -318,7 +318,7 @@ func TestWarningsDecode(t *testing.T) {
 					t.Errorf("answered as %s %s", got.APIVersion, got.Kind)
 				}
 				if diff := cmp.Diff(want, got.Response); diff != "" {
-					t.Errorf("enforce=%v: the webhook's answer differs from AdmitWarnings' (-AdmitWarnings +webhook):\n%s", enforce, diff)
+					t.Errorf("enforce=%v: the webhook's answer differs from Admit' (-Admit +webhook):\n%s", enforce, diff)
 				}
 			}
 		})
@@ -328,13 +328,13 @@ func TestWarningsDecode(t *testing.T) {
 // TestWarningsHandlerBodies: a body that is not a review with a request
 // gets 400, as before the warnings read only part of it.
 func TestWarningsHandlerBodies(t *testing.T) {
-	w, err := NewWarner("windows-aware", scheme.DefaultArgs(), warnCluster(), nil)
+	w, err := New("windows-aware", scheme.DefaultArgs(), warnCluster(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, body := range []string{``, `{`, `[]`, `{"request": 3}`, `{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview"}`} {
 		rec := httptest.NewRecorder()
-		w.WarningsHandler(klog.Background(), false).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", bytes.NewReader([]byte(body))))
+		w.Handler(klog.Background(), false).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", bytes.NewReader([]byte(body))))
 		if rec.Code != http.StatusBadRequest {
 			t.Errorf("%q: status %d, want 400", body, rec.Code)
 		}
