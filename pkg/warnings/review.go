@@ -20,7 +20,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -34,6 +33,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
+	"github.com/windows-aware/windows-aware/pkg/reviewgate"
 	"github.com/windows-aware/windows-aware/pkg/workloadkind"
 )
 
@@ -254,51 +254,26 @@ func sameTemplateSpec(raw, oldRaw []byte) bool {
 	return apiequality.Semantic.DeepEqual(old, spec)
 }
 
-// maxWarningReviewBytes bounds an AdmissionReview's body: the API server
-// caps objects at 3 MiB, and an update's review carries two.
-const maxWarningReviewBytes = 8 << 20
-
-// Handler serves AdmissionReview v1 requests by Admit,
-// counting each in Reviews. enforce is set on the path the
-// webhook configuration calls for namespaces labelled LabelEnforce=true.
+// Handler serves AdmissionReview v1 requests by Admit, counting each in
+// Reviews. enforce is set on the path the webhook configuration calls for
+// namespaces labelled LabelEnforce=true. A review is read as the warnings
+// read it (decode.go); one it does not read so (no request, no object, an
+// error) is read again in full, and answered as ever.
 func (w *Warner) Handler(logger klog.Logger, enforce bool) http.Handler {
-	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			http.Error(rw, "POST an AdmissionReview", http.StatusMethodNotAllowed)
-			return
-		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, maxWarningReviewBytes+1))
-		if err != nil || len(body) > maxWarningReviewBytes {
-			Reviews.WithLabelValues(string(OutcomeError)).Inc()
-			http.Error(rw, "cannot read the request body", http.StatusBadRequest)
-			return
-		}
-		// The review read as the warnings read it; one it does not read
-		// (no request, no object, an error) is read again in full, and
-		// answered as ever.
-		var review warnAdmissionReview
-		var resp *admissionv1.AdmissionResponse
-		var outcome Outcome
-		if err := json.Unmarshal(body, &review); err == nil && review.Request != nil && review.Request.Object != nil {
-			resp, outcome = w.admit(logger, review.Request, nil, enforce)
-		} else {
-			var full admissionv1.AdmissionReview
-			if err := json.Unmarshal(body, &full); err != nil || full.Request == nil {
-				Reviews.WithLabelValues(string(OutcomeError)).Inc()
-				http.Error(rw, fmt.Sprintf("not an AdmissionReview with a request: %v", err), http.StatusBadRequest)
-				return
+	s := &reviewgate.Server[Outcome]{
+		Admit: func(logger klog.Logger, req *admissionv1.AdmissionRequest) (*admissionv1.AdmissionResponse, Outcome) {
+			return w.Admit(logger, req, enforce)
+		},
+		Read: func(logger klog.Logger, body []byte) (metav1.TypeMeta, *admissionv1.AdmissionResponse, Outcome, bool) {
+			var review warnAdmissionReview
+			if err := json.Unmarshal(body, &review); err != nil || review.Request == nil || review.Request.Object == nil {
+				return metav1.TypeMeta{}, nil, "", false
 			}
-			review.TypeMeta = full.TypeMeta
-			resp, outcome = w.Admit(logger, full.Request, enforce)
-		}
-		Reviews.WithLabelValues(string(outcome)).Inc()
-		out := admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp}
-		if out.APIVersion == "" {
-			out.APIVersion, out.Kind = admissionv1.SchemeGroupVersion.String(), "AdmissionReview"
-		}
-		rw.Header().Set("Content-Type", "application/json")
-		if err := json.NewEncoder(rw).Encode(&out); err != nil {
-			logger.Error(err, "Writing the admission response")
-		}
-	})
+			resp, outcome := w.admit(logger, review.Request, nil, enforce)
+			return review.TypeMeta, resp, outcome, true
+		},
+		Counter: Reviews,
+		Error:   OutcomeError,
+	}
+	return s.Handler(logger)
 }
