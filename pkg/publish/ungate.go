@@ -37,7 +37,7 @@ import (
 // with the gate.
 const LabelGated = "windows-aware.x-k8s.io/gated"
 
-// NewResolving returns a Publisher, as New does, whose decisions read the
+// NewResolving returns New's Publisher, whose decisions also read the
 // platforms the registries tell: it starts the image resolver of args
 // (until ctx ends), reading pull secrets with getSecret (nil for none).
 // It is the Publisher of the controller that ungates pods; Resolve asks

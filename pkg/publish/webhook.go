@@ -33,15 +33,15 @@ func (p *Publisher) Handler(logger klog.Logger) http.Handler {
 	return p.handler(logger, Admissions, p.Admit)
 }
 
-// OptInHandler serves AdmissionReview v1 requests by AdmitOptIn, as
-// Handler does.
+// OptInHandler serves AdmissionReview v1 requests by AdmitOptIn, counting
+// each in Admissions.
 func (p *Publisher) OptInHandler(logger klog.Logger) http.Handler {
 	return p.handler(logger, Admissions, p.AdmitOptIn)
 }
 
 // HandlerWithWarnings serves AdmissionReview v1 requests by
-// AdmitWithWarnings, as Handler does: the publish webhook's path for
-// namespaces whose pods the warnings webhook leaves to it.
+// AdmitWithWarnings, counting each in Admissions: the publish webhook's
+// path for namespaces whose pods the warnings webhook leaves to it.
 func (p *Publisher) HandlerWithWarnings(logger klog.Logger, warner PodWarner) http.Handler {
 	return p.handler(logger, Admissions, func(logger klog.Logger, req *admissionv1.AdmissionRequest) (*admissionv1.AdmissionResponse, Outcome) {
 		return p.AdmitWithWarnings(logger, req, warner)

@@ -24,7 +24,6 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/advice"
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
-	"github.com/windows-aware/windows-aware/pkg/apis/config/validation"
 	"github.com/windows-aware/windows-aware/pkg/inventory"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
@@ -40,8 +39,9 @@ const LabelEnforce = "windows-aware.x-k8s.io/enforce"
 // run on no node the cluster has or can get: no node of its OS, none of a
 // build that runs its images, or a conflict between its images or with
 // its own selectors. It says it in explain's words (package advice). It
-// decides as the profile's scheduler does, by tags alone unless Facts are
-// given, and judges the nodes of an inventory, one verdict per class.
+// decides by podneeds.Decider.Decide, the WindowsAware plugin's decision,
+// by tags alone unless facts are given, and judges the nodes of an
+// inventory by inventory.Snapshot.Judge, one verdict per class.
 type Warner struct {
 	profile string
 	decider *podneeds.Decider
@@ -70,16 +70,13 @@ type Inventory interface {
 	Snapshot() *inventory.Snapshot
 }
 
-// New returns the Warner of a profile's args, which it validates as
-// the scheduler does. facts may be nil (tags alone): the webhook asks no
-// registry.
+// New returns the Warner of a profile's args, validated by
+// podneeds.NewForProfile. facts may be nil (tags alone): the webhook asks
+// no registry.
 func New(profile string, args *config.WindowsAwareArgs, nodes Inventory, facts podneeds.Facts) (*Warner, error) {
-	if err := validation.ValidateWindowsAwareArgs(nil, args); err != nil {
-		return nil, fmt.Errorf("profile %q: invalid WindowsAwareArgs: %w", profile, err)
-	}
-	decider, err := podneeds.New(args)
+	decider, err := podneeds.NewForProfile(profile, args)
 	if err != nil {
-		return nil, fmt.Errorf("profile %q: %w", profile, err)
+		return nil, err
 	}
 	w := &Warner{profile: profile, decider: decider, nodes: nodes}
 	if facts != nil {
