@@ -202,7 +202,7 @@ run_plugins() {
     return
   fi
   log "admission and upgrade-plan at 5,000 nodes"
-  "$GO" test ./pkg/publish ./pkg/inventory ./pkg/explain -run '^$' \
+  "$GO" test ./pkg/warnings ./pkg/inventory ./pkg/explain -run '^$' \
     -bench '^(BenchmarkWarningsAdmission|BenchmarkInventoryMemory|BenchmarkUpgradePlan)$' \
     -benchtime "$BENCH_TIME" -count "$BENCH_COUNT" >"$out/admission.txt" 2>&1 \
     || { cat "$out/admission.txt" >&2; die "BenchmarkWarningsAdmission, BenchmarkInventoryMemory or BenchmarkUpgradePlan failed"; }

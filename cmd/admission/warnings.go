@@ -33,6 +33,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/inventory"
 	"github.com/windows-aware/windows-aware/pkg/publish"
 	"github.com/windows-aware/windows-aware/pkg/schedprofile"
+	"github.com/windows-aware/windows-aware/pkg/warnings"
 	"github.com/windows-aware/windows-aware/pkg/webhookcert"
 )
 
@@ -60,7 +61,7 @@ type warningsOptions struct {
 	// whose webhooks the CA bundle is patched, with --tls-secret.
 	webhookConfiguration string
 	// inventoryDetails: the warnings name node counts, pools, taints and
-	// builds (publish.Warner.WithoutInventory, negated).
+	// builds (warnings.Warner.WithoutInventory, negated).
 	inventoryDetails bool
 }
 
@@ -108,14 +109,14 @@ func (o *options) registerWarnings(ctx context.Context, logger klog.Logger, mux 
 		return fmt.Errorf("warnings: the node inventory: %w", err)
 	}
 	// The webhook runs no image resolver: warnings come from tags.
-	warner, err := publish.NewWarner(profile.Name, profile.Args, nodes, nil)
+	warner, err := warnings.New(profile.Name, profile.Args, nodes, nil)
 	if err != nil {
 		return err
 	}
 	warner.WithoutInventory = !o.warnings.inventoryDetails
-	publish.RegisterWarningMetrics(metricsRegistry())
-	mux.Handle(warningsPath, warner.WarningsHandler(logger, false))
-	mux.Handle(warningsEnforcePath, warner.WarningsHandler(logger, true))
+	warnings.RegisterMetrics(metricsRegistry())
+	mux.Handle(warningsPath, warner.Handler(logger, false))
+	mux.Handle(warningsEnforcePath, warner.Handler(logger, true))
 	mux.Handle(mutateWarningsPath, publisher.HandlerWithWarnings(logger, warner))
 	if o.selfTLS.secret != "" {
 		if o.warnings.webhookConfiguration == "" {

@@ -18,26 +18,21 @@ package explain
 
 import (
 	"context"
-	"fmt"
 
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 
-	"github.com/windows-aware/windows-aware/pkg/apis/config/validation"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/schedprofile"
 )
 
-// NewExplainer builds the decision of the profile's args, validated as
-// the scheduler validates them. It decides by tags, without asking any
+// NewExplainer builds the decision of the profile's args, validated by
+// podneeds.NewForProfile. It decides by tags, without asking any
 // registry.
 func NewExplainer(_ context.Context, profile schedprofile.Profile) (*Explainer, error) {
-	if err := validation.ValidateWindowsAwareArgs(nil, profile.Args); err != nil {
-		return nil, fmt.Errorf("profile %q: invalid WindowsAwareArgs: %w", profile.Name, err)
-	}
-	decider, err := podneeds.New(profile.Args)
+	decider, err := podneeds.NewForProfile(profile.Name, profile.Args)
 	if err != nil {
-		return nil, fmt.Errorf("profile %q: %w", profile.Name, err)
+		return nil, err
 	}
 	gates := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
 	return &Explainer{Decider: decider, TaintComparisonOperators: gates.EnableTaintTolerationComparisonOperators,

@@ -25,6 +25,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
+	"github.com/windows-aware/windows-aware/pkg/apis/config/validation"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
@@ -39,6 +40,22 @@ type Decider struct {
 	defaultOS string
 	// osTaints are the taints a pod tolerates on the nodes of its OS.
 	osTaints config.OSTaints
+}
+
+// NewForProfile returns the Decider of the args of the profile named
+// profile, once validation.ValidateWindowsAwareArgs, the WindowsAware
+// plugin's validation of its args, finds them valid; its errors name the
+// profile. The programs that decide beside the scheduler (the publish and
+// warnings webhooks, explain) build their Decider with it.
+func NewForProfile(profile string, args *config.WindowsAwareArgs) (*Decider, error) {
+	if err := validation.ValidateWindowsAwareArgs(nil, args); err != nil {
+		return nil, fmt.Errorf("profile %q: invalid WindowsAwareArgs: %w", profile, err)
+	}
+	decider, err := New(args)
+	if err != nil {
+		return nil, fmt.Errorf("profile %q: %w", profile, err)
+	}
+	return decider, nil
 }
 
 // New returns the Decider of a profile's args, which must have been

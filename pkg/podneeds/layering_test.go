@@ -24,12 +24,13 @@ import (
 
 // TestLayering: the decision imports no scheduler and no client, and the
 // programs that share it with the scheduler (publish mode's webhook and
-// gate controller, explain) reach it without a scheduler plugin, so that
-// none of them can decide by a rule of its own; nor does the kubectl
-// plugin. OSTaintToleration reads WindowsAware's decision without
-// importing it. BindGuard's room rule, noderoom, stands alone. The
-// programs share names (labels, annotations, the gate, Event reasons)
-// through the leaf wellknown, not by importing one another.
+// gate controller, the warnings webhook, explain) reach it without a
+// scheduler plugin, so that none of them can decide by a rule of its own;
+// nor does the kubectl plugin, and no plugin imports a webhook.
+// OSTaintToleration reads WindowsAware's decision without importing it.
+// BindGuard's room rule, noderoom, stands alone. The programs share names
+// (labels, annotations, the gate, Event reasons) through the leaf
+// wellknown, not by importing one another.
 func TestLayering(t *testing.T) {
 	const module = "github.com/windows-aware/windows-aware/"
 	tests := []struct {
@@ -38,7 +39,11 @@ func TestLayering(t *testing.T) {
 	}{
 		{"./", []string{"k8s.io/kubernetes/pkg/scheduler", "k8s.io/kube-scheduler", "k8s.io/client-go/kubernetes", module + "pkg/plugins"}},
 		{"../imagefacts", []string{"k8s.io/kubernetes/pkg/scheduler", "k8s.io/kube-scheduler", module + "pkg/plugins"}},
-		{"../publish", []string{module + "pkg/plugins", module + "pkg/explain"}},
+		// The publish webhook's /mutate/warnings reads the warnings
+		// through publish.PodWarner: neither webhook imports the other.
+		{"../publish", []string{module + "pkg/plugins", module + "pkg/explain", module + "pkg/warnings"}},
+		{"../warnings", []string{module + "pkg/plugins", module + "pkg/explain", module + "pkg/kubectlcmd", module + "pkg/publish"}},
+		{"../plugins/...", []string{module + "pkg/warnings", module + "pkg/publish"}},
 		// explain reads publish mode's record, gate and labels through
 		// wellknown, not the webhook.
 		{"../explain", []string{module + "pkg/plugins", module + "pkg/publish", module + "pkg/ungate"}},

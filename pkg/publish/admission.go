@@ -27,6 +27,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
+
+	"github.com/windows-aware/windows-aware/pkg/workloadkind"
 )
 
 var podResource = metav1.GroupVersionResource{Version: "v1", Resource: "pods"}
@@ -44,11 +46,19 @@ func (p *Publisher) Admit(logger klog.Logger, req *admissionv1.AdmissionRequest)
 	})
 }
 
+// PodWarner gives the warnings of a pod at its CREATE: package warnings'
+// Warner, which says why a pod runs on no node.
+type PodWarner interface {
+	// PodWarnings are the warnings of pod, created in namespace; none for
+	// a pod that runs somewhere, or that the warnings do not judge.
+	PodWarnings(logger klog.Logger, namespace string, pod *v1.Pod) []string
+}
+
 // AdmitWithWarnings is Admit whose answer also carries the warnings
-// warner gives the pod as it was written (Warner.PodWarnings): the
+// warner gives the pod as it was written (PodWarner.PodWarnings): the
 // warnings webhook's, in the review the publish webhook answers anyway,
 // so that a pod of the profile costs the webhook one review, not two.
-func (p *Publisher) AdmitWithWarnings(logger klog.Logger, req *admissionv1.AdmissionRequest, warner *Warner) (resp *admissionv1.AdmissionResponse, outcome Outcome) {
+func (p *Publisher) AdmitWithWarnings(logger klog.Logger, req *admissionv1.AdmissionRequest, warner PodWarner) (resp *admissionv1.AdmissionResponse, outcome Outcome) {
 	return p.admit(logger, req, warner, func(pod *v1.Pod) (Outcome, string) {
 		rec, outcome := p.Publish(pod)
 		return outcome, rec.String()
@@ -73,7 +83,7 @@ func (p *Publisher) AdmitOptIn(logger klog.Logger, req *admissionv1.AdmissionReq
 // admit answers a pod's CREATE with the patch of what change wrote into a
 // copy of it, when its outcome is one that writes, and with warner's
 // warnings of the pod when warner is set.
-func (p *Publisher) admit(logger klog.Logger, req *admissionv1.AdmissionRequest, warner *Warner, change func(*v1.Pod) (Outcome, string)) (resp *admissionv1.AdmissionResponse, outcome Outcome) {
+func (p *Publisher) admit(logger klog.Logger, req *admissionv1.AdmissionRequest, warner PodWarner, change func(*v1.Pod) (Outcome, string)) (resp *admissionv1.AdmissionResponse, outcome Outcome) {
 	resp = &admissionv1.AdmissionResponse{UID: req.UID, Allowed: true}
 	defer func() {
 		if r := recover(); r != nil {
@@ -134,11 +144,7 @@ func createPatchOf(original, published any) ([]byte, error) {
 	return json.Marshal(ops)
 }
 
-// podName names a pod in logs; one created with generateName has no name
-// yet.
+// podName names a pod in logs.
 func podName(pod *v1.Pod) string {
-	if pod.Name != "" {
-		return pod.Name
-	}
-	return pod.GenerateName + "*"
+	return workloadkind.ObjectName(pod.Name, pod.GenerateName)
 }

@@ -35,6 +35,7 @@ limitations under the License.
 // an admission request with a JSON patch (admission.go, webhook.go) for
 // the mutating webhook of cmd/admission. The same writer serves workload
 // pod templates (templates.go, templateadmission.go: the /templates path)
-// and the namespace and cluster-wide opt-in (optin.go); warnings*.go
-// answer apply-time warnings from the node inventory (package inventory).
+// and the namespace and cluster-wide opt-in (optin.go). The apply-time
+// warnings are package warnings': HandlerWithWarnings answers them, for
+// the profile's pods, in the review /mutate answers anyway (a PodWarner).
 package publish

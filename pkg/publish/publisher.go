@@ -24,7 +24,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
-	"github.com/windows-aware/windows-aware/pkg/apis/config/validation"
 	"github.com/windows-aware/windows-aware/pkg/imagefacts"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/wellknown"
@@ -65,7 +64,7 @@ const (
 // Publisher writes the windows-aware profile's constraints into pods.
 type Publisher struct {
 	profile string
-	// decider decides as the scheduler's plugins do (they call it too).
+	// decider is the decision the WindowsAware plugin calls too.
 	decider *podneeds.Decider
 	// facts are what the registries told, for a Publisher that resolves;
 	// nil for one that decides by tags (at admission).
@@ -79,17 +78,14 @@ type Publisher struct {
 }
 
 // New returns a Publisher for the profile named profile (its
-// schedulerName) with the WindowsAware args of that profile, validated as
-// the scheduler validates them. It starts no image resolver: at creation
-// no registry has been asked, and the pods that would wait for one are
-// gated instead.
+// schedulerName) with the WindowsAware args of that profile, validated by
+// podneeds.NewForProfile. It starts no image resolver: at creation no
+// registry has been asked, and the pods that would wait for one are gated
+// instead.
 func New(profile string, args *config.WindowsAwareArgs) (*Publisher, error) {
-	if err := validation.ValidateWindowsAwareArgs(nil, args); err != nil {
-		return nil, fmt.Errorf("profile %q: invalid WindowsAwareArgs: %w", profile, err)
-	}
-	decider, err := podneeds.New(args)
+	decider, err := podneeds.NewForProfile(profile, args)
 	if err != nil {
-		return nil, fmt.Errorf("profile %q: %w", profile, err)
+		return nil, err
 	}
 	return &Publisher{profile: profile, decider: decider, resolution: args.ImageResolution}, nil
 }

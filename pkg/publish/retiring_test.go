@@ -94,8 +94,8 @@ func TestPublishPrefersStaying(t *testing.T) {
 }
 
 // TestUngateWritesStayingTerm: the gate remover writes the build term and
-// the term for the nodes that are not retiring, as admission does for a
-// pod it need not gate (its admission policy lets it add one of each).
+// the term for the nodes that are not retiring, the terms admission
+// writes into a pod it need not gate (its admission policy lets it add one of each).
 func TestUngateWritesStayingTerm(t *testing.T) {
 	pod := with(podOf(img2022), func(p *v1.Pod) {
 		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: wellknown.GatePlatform}}

@@ -36,7 +36,8 @@ const stayingWeight = 100
 
 // movable reports whether a Windows pod may run on more than one Windows
 // build, so that retiring nodes need not keep it: publish mode then
-// prefers the nodes that are not retiring, as Score does, and autoscalers
+// prefers the nodes that are not retiring (podneeds.Retiring false), which
+// the WindowsAware plugin's Score ranks first too, and autoscalers
 // grow the pools that stay. That is a pod that runs on every build, or one
 // that just got the preferred build term (more than one build runs its
 // images; a pod with a build preference of its own keeps its preferences

@@ -31,7 +31,7 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
-// NewResolving returns a Publisher, as New does, whose decisions read the
+// NewResolving returns New's Publisher, whose decisions also read the
 // platforms the registries tell: it starts the image resolver of args
 // (until ctx ends), reading pull secrets with getSecret (nil for none).
 // It is the Publisher of the controller that ungates pods; Resolve asks

@@ -17,19 +17,14 @@ limitations under the License.
 package publish
 
 import (
-	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
-)
 
-// maxReviewBytes bounds an AdmissionReview's body: the API server caps
-// objects at 3 MiB, and a review carries one object, twice at an UPDATE.
-const maxReviewBytes = 8 << 20
+	"github.com/windows-aware/windows-aware/pkg/reviewgate"
+)
 
 // Handler serves AdmissionReview v1 requests by Admit, counting each in
 // Admissions. A body that is not a review gets 400: the API server sent
@@ -38,16 +33,16 @@ func (p *Publisher) Handler(logger klog.Logger) http.Handler {
 	return p.handler(logger, Admissions, p.Admit)
 }
 
-// OptInHandler serves AdmissionReview v1 requests by AdmitOptIn, as
-// Handler does.
+// OptInHandler serves AdmissionReview v1 requests by AdmitOptIn, counting
+// each in Admissions.
 func (p *Publisher) OptInHandler(logger klog.Logger) http.Handler {
 	return p.handler(logger, Admissions, p.AdmitOptIn)
 }
 
 // HandlerWithWarnings serves AdmissionReview v1 requests by
-// AdmitWithWarnings, as Handler does: the publish webhook's path for
-// namespaces whose pods the warnings webhook leaves to it.
-func (p *Publisher) HandlerWithWarnings(logger klog.Logger, warner *Warner) http.Handler {
+// AdmitWithWarnings, counting each in Admissions: the publish webhook's
+// path for namespaces whose pods the warnings webhook leaves to it.
+func (p *Publisher) HandlerWithWarnings(logger klog.Logger, warner PodWarner) http.Handler {
 	return p.handler(logger, Admissions, func(logger klog.Logger, req *admissionv1.AdmissionRequest) (*admissionv1.AdmissionResponse, Outcome) {
 		return p.AdmitWithWarnings(logger, req, warner)
 	})
@@ -59,33 +54,9 @@ func (p *Publisher) TemplatesHandler(logger klog.Logger) http.Handler {
 	return p.handler(logger, TemplateAdmissions, p.AdmitTemplate)
 }
 
+// handler serves the reviews of one path by admit, counting each in
+// counter (reviewgate.Server).
 func (p *Publisher) handler(logger klog.Logger, counter *metrics.CounterVec, admit func(klog.Logger, *admissionv1.AdmissionRequest) (*admissionv1.AdmissionResponse, Outcome)) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			http.Error(w, "POST an AdmissionReview", http.StatusMethodNotAllowed)
-			return
-		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, maxReviewBytes+1))
-		if err != nil || len(body) > maxReviewBytes {
-			counter.WithLabelValues(string(OutcomeError)).Inc()
-			http.Error(w, "cannot read the request body", http.StatusBadRequest)
-			return
-		}
-		var review admissionv1.AdmissionReview
-		if err := json.Unmarshal(body, &review); err != nil || review.Request == nil {
-			counter.WithLabelValues(string(OutcomeError)).Inc()
-			http.Error(w, fmt.Sprintf("not an AdmissionReview with a request: %v", err), http.StatusBadRequest)
-			return
-		}
-		resp, outcome := admit(logger, review.Request)
-		counter.WithLabelValues(string(outcome)).Inc()
-		out := admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp}
-		if out.APIVersion == "" {
-			out.APIVersion, out.Kind = admissionv1.SchemeGroupVersion.String(), "AdmissionReview"
-		}
-		w.Header().Set("Content-Type", "application/json")
-		if err := json.NewEncoder(w).Encode(&out); err != nil {
-			logger.Error(err, "Writing the admission response")
-		}
-	})
+	s := &reviewgate.Server[Outcome]{Admit: admit, Counter: counter, Error: OutcomeError}
+	return s.Handler(logger)
 }

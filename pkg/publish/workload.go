@@ -18,7 +18,6 @@ package publish
 
 import (
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/windows-aware/windows-aware/pkg/workloadkind"
 )
@@ -30,25 +29,7 @@ type workload = workloadkind.Object
 // webhook writes (workloadkind's Templates), by their resource in the
 // version its configuration asks for (matchPolicy Equivalent converts
 // any other version to it).
-var workloadResources = byResource(func(k *workloadkind.Kind) (*workloadkind.Kind, bool) { return k, k.Templates })
-
-// byResource indexes what a webhook reads of each kind of the table by
-// the kind's resource, as an AdmissionRequest names it; read says what,
-// and whether the webhook reads the kind at all.
-func byResource[V any](read func(*workloadkind.Kind) (V, bool)) map[metav1.GroupVersionResource]V {
-	m := map[metav1.GroupVersionResource]V{}
-	for _, k := range workloadkind.All {
-		if v, ok := read(k); ok {
-			m[resourceOf(k)] = v
-		}
-	}
-	return m
-}
-
-// resourceOf is k's resource as an AdmissionRequest names it.
-func resourceOf(k *workloadkind.Kind) metav1.GroupVersionResource {
-	return metav1.GroupVersionResource{Group: k.Resource.Group, Version: k.Resource.Version, Resource: k.Resource.Resource}
-}
+var workloadResources = workloadkind.ByResource(func(k *workloadkind.Kind) (*workloadkind.Kind, bool) { return k, k.Templates })
 
 // templateOf is the pod template of a workload of workloadResources.
 func templateOf(w workload) *v1.PodTemplateSpec {

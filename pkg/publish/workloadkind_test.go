@@ -26,16 +26,15 @@ import (
 	"github.com/windows-aware/windows-aware/pkg/workloadkind"
 )
 
-// TestEveryKindOfTheTable: the webhooks read every kind of the table that
-// says they do, at its TemplatePath: the templates webhook writes the
-// fields it writes there, and the warnings' partial decode finds the
-// template there. A kind whose template is at a path neither knows fails
+// TestEveryKindOfTheTable: the templates webhook reads every kind of the
+// table that says it does, and writes the fields it writes at its
+// TemplatePath. A kind whose template is at a path it does not know fails
 // here, not in a cluster.
 func TestEveryKindOfTheTable(t *testing.T) {
 	for _, k := range workloadkind.All {
 		if k.Templates {
 			t.Run("templates "+k.Name, func(t *testing.T) {
-				if workloadResources[resourceOf(k)] != k {
+				if workloadResources[k.RequestResource()] != k {
 					t.Fatalf("the templates webhook does not read %s", k.Resource)
 				}
 				w := k.New()
@@ -60,34 +59,6 @@ func TestEveryKindOfTheTable(t *testing.T) {
 				}
 				if kindOf(w) != k.Name {
 					t.Errorf("kindOf(%T) = %s", w, kindOf(w))
-				}
-			})
-		}
-		if k.Warnings {
-			t.Run("warnings "+k.Name, func(t *testing.T) {
-				if warnedKinds[resourceOf(k)] != k.Name {
-					t.Fatalf("the warnings do not read %s", k.Resource)
-				}
-				obj := k.New()
-				_, _, spec := workloadkind.PodTemplateOf(obj)
-				if spec == nil {
-					t.Fatalf("an empty %s holds no template to read", k.Name)
-				}
-				spec.Containers = []v1.Container{{Name: "app", Image: "example.com/app:1"}}
-				raw, err := json.Marshal(obj)
-				if err != nil {
-					t.Fatal(err)
-				}
-				read, err := decodeWarnObject(raw)
-				if err != nil {
-					t.Fatal(err)
-				}
-				_, got := read.template(k.Name)
-				if got == nil || len(got.Containers) != 1 || got.Containers[0].Image != "example.com/app:1" {
-					t.Errorf("the partial decode finds no template at %q in %s", k.TemplatePath, raw)
-				}
-				if k != workloadkind.Pod && read.templateSpecRaw(k.Name) == nil {
-					t.Errorf("the partial decode keeps no text of the template at %q", k.TemplatePath)
 				}
 			})
 		}

@@ -121,7 +121,8 @@ func FuzzCount(f *testing.F) {
 	})
 }
 
-// countDecoded counts as Count does, over a decoded document: the objects
+// countDecoded is the test's own count of what Count counts, over a
+// decoded document, written apart from Count to check it: the objects
 // of an array under a container key are containers, and a string image of
 // a container counts its bytes.
 func countDecoded(v any, inContainers bool) Counts {

@@ -37,4 +37,9 @@ limitations under the License.
 // warning that says why and a count in the metric LimitedReviews: the
 // webhook is an aid, and the room it keeps is its own, never a reason to
 // refuse what the API server would admit.
+//
+// Behind the gate, each path's handler is a Server (serve.go): the one
+// reading of a review's body, of at most DefaultMaxBodyBytes, its decode,
+// its count by the path's outcome, and the review of the answer. The
+// publish webhook's paths and the warnings' are Servers alike.
 package reviewgate

@@ -28,6 +28,7 @@ import (
 
 	"golang.org/x/sync/semaphore"
 	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 )
@@ -61,7 +62,8 @@ type Limits struct {
 	MaxImageBytes int
 }
 
-// The defaults of Limits.
+// The defaults of Limits. DefaultMaxBodyBytes is also the most a Server
+// reads of a review's body.
 const (
 	DefaultMaxBodyBytes     = 8 << 20
 	DefaultReviews          = 32
@@ -323,17 +325,9 @@ func readRequest(dec *json.Decoder, env *envelope) bool {
 // admitUnchanged answers a review allowed, with no patch, and a warning.
 func admitUnchanged(w http.ResponseWriter, logger klog.Logger, env envelope, why string) {
 	req := env.Request
-	out := admissionv1.AdmissionReview{Response: &admissionv1.AdmissionResponse{
+	writeReview(w, logger, metav1.TypeMeta{APIVersion: env.APIVersion, Kind: env.Kind}, &admissionv1.AdmissionResponse{
 		UID:      types.UID(req.UID),
 		Allowed:  true,
 		Warnings: []string{fmt.Sprintf("windows-aware: admitted %s %s/%s unchanged: %s", req.Kind.Kind, req.Namespace, req.Name, why)},
-	}}
-	out.APIVersion, out.Kind = env.APIVersion, env.Kind
-	if out.APIVersion == "" {
-		out.APIVersion, out.Kind = admissionv1.SchemeGroupVersion.String(), "AdmissionReview"
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if err := json.NewEncoder(w).Encode(&out); err != nil {
-		logger.Error(err, "Writing the admission response")
-	}
+	})
 }

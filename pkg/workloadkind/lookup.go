@@ -68,3 +68,31 @@ func PodTemplateOf(obj runtime.Object) (*Kind, *metav1.ObjectMeta, *v1.PodSpec) 
 	}
 	return k, &t.ObjectMeta, &t.Spec
 }
+
+// RequestResource is k's resource as an AdmissionRequest names it.
+func (k *Kind) RequestResource() metav1.GroupVersionResource {
+	return metav1.GroupVersionResource{Group: k.Resource.Group, Version: k.Resource.Version, Resource: k.Resource.Resource}
+}
+
+// ByResource indexes what a webhook reads of each kind of the table by
+// the kind's resource, as an AdmissionRequest names it; read says what,
+// and whether the webhook reads the kind at all.
+func ByResource[V any](read func(*Kind) (V, bool)) map[metav1.GroupVersionResource]V {
+	m := map[metav1.GroupVersionResource]V{}
+	for _, k := range All {
+		if v, ok := read(k); ok {
+			m[k.RequestResource()] = v
+		}
+	}
+	return m
+}
+
+// ObjectName names an object of the table in warnings and logs by its
+// name and generateName: one created with generateName has no name yet,
+// and is named by the prefix and a star.
+func ObjectName(name, generateName string) string {
+	if name != "" {
+		return name
+	}
+	return generateName + "*"
+}

@@ -33,7 +33,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/fixture"
 	"github.com/windows-aware/windows-aware/internal/localwebhook"
 	"github.com/windows-aware/windows-aware/internal/oracle"
-	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/warnings"
 	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
@@ -131,7 +131,7 @@ spec:
 		}
 	}
 	for _, line := range strings.Split(out, "\n") {
-		if w, ok := strings.CutPrefix(line, "Warning: "); ok && len(w) > publish.MaxWarningLength {
+		if w, ok := strings.CutPrefix(line, "Warning: "); ok && len(w) > warnings.MaxLength {
 			t.Errorf("a warning of %d characters: %q", len(w), w)
 		}
 	}

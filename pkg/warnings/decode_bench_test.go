@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package publish
+package warnings
 
 import (
 	"testing"
@@ -36,11 +36,11 @@ func BenchmarkWarningsReview(b *testing.B) {
 		obj, _ := inventory.Project(synthetic.Node(i))
 		inv.NodeHandler().OnAdd(obj, true)
 	}
-	warner, err := NewWarner(synthetic.ProfileWindowsAware, scheme.DefaultArgs(), inv, nil)
+	warner, err := New(synthetic.ProfileWindowsAware, scheme.DefaultArgs(), inv, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := warner.WarningsHandler(klog.Background(), false)
+	h := warner.Handler(klog.Background(), false)
 	bodies := benchReviews(b)
 	b.ReportAllocs()
 	i := 0

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package publish
+package warnings
 
 import (
 	"bytes"
@@ -34,6 +34,8 @@ import (
 	"github.com/windows-aware/windows-aware/internal/synthetic"
 	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
 	"github.com/windows-aware/windows-aware/pkg/inventory"
+	"github.com/windows-aware/windows-aware/pkg/publish"
+	"github.com/windows-aware/windows-aware/pkg/workloadkind"
 )
 
 // benchReviews are AdmissionReview bodies of pod creations: the
@@ -55,7 +57,7 @@ func benchReviews(b *testing.B) [][]byte {
 		body, err := json.Marshal(admissionv1.AdmissionReview{
 			TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
 			Request: &admissionv1.AdmissionRequest{UID: "u", Operation: admissionv1.Create, Namespace: "bench", Name: pod.Name,
-				Resource: podResource, Kind: metav1.GroupVersionKind{Version: "v1", Kind: "Pod"}, Object: runtime.RawExtension{Raw: raw}},
+				Resource: workloadkind.Pod.RequestResource(), Kind: metav1.GroupVersionKind{Version: "v1", Kind: "Pod"}, Object: runtime.RawExtension{Raw: raw}},
 		})
 		if err != nil {
 			b.Fatal(err)
@@ -93,16 +95,16 @@ func BenchmarkWarningsAdmission(b *testing.B) {
 		inv.NodeHandler().OnAdd(obj, true)
 	}
 	args := scheme.DefaultArgs()
-	publisher, err := New(synthetic.ProfileWindowsAware, args)
+	publisher, err := publish.New(synthetic.ProfileWindowsAware, args)
 	if err != nil {
 		b.Fatal(err)
 	}
-	warner, err := NewWarner(synthetic.ProfileWindowsAware, args, inv, nil)
+	warner, err := New(synthetic.ProfileWindowsAware, args, inv, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	logger := klog.Background()
-	mutate, mutateWarn, warn := publisher.Handler(logger), publisher.HandlerWithWarnings(logger, warner), warner.WarningsHandler(logger, false)
+	mutate, mutateWarn, warn := publisher.Handler(logger), publisher.HandlerWithWarnings(logger, warner), warner.Handler(logger, false)
 	bodies := benchReviews(b)
 	timed := func(h http.Handler, body []byte) time.Duration {
 		t0 := time.Now()
@@ -153,7 +155,7 @@ func BenchmarkWarningsJudge(b *testing.B) {
 		obj, _ := inventory.Project(synthetic.Node(i))
 		inv.NodeHandler().OnAdd(obj, true)
 	}
-	warner, err := NewWarner(synthetic.ProfileWindowsAware, scheme.DefaultArgs(), inv, nil)
+	warner, err := New(synthetic.ProfileWindowsAware, scheme.DefaultArgs(), inv, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

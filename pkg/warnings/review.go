@@ -14,13 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package publish
+package warnings
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -34,29 +33,31 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
+	"github.com/windows-aware/windows-aware/pkg/reviewgate"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 	"github.com/windows-aware/windows-aware/pkg/workloadkind"
 )
 
-// WarningOutcome is what the warnings webhook did with a request.
-type WarningOutcome string
+// Outcome is what the warnings webhook did with a request.
+type Outcome string
 
 const (
-	// WarningClean: the pod or template runs somewhere; no warning.
-	WarningClean WarningOutcome = "clean"
-	// WarningWarned: admitted with warnings.
-	WarningWarned WarningOutcome = "warned"
-	// WarningRefused: refused, in a namespace labelled LabelEnforce=true.
-	WarningRefused WarningOutcome = "refused"
-	// WarningSkipped: not looked at (not a CREATE or a template change,
+	// OutcomeClean: the pod or template runs somewhere; no warning.
+	OutcomeClean Outcome = "clean"
+	// OutcomeWarned: admitted with warnings.
+	OutcomeWarned Outcome = "warned"
+	// OutcomeRefused: refused, in a namespace labelled wellknown.LabelEnforce=true.
+	OutcomeRefused Outcome = "refused"
+	// OutcomeSkipped: not looked at (not a CREATE or a template change,
 	// a pod a controller made from a template already warned about, a
 	// bound or mirror pod, another resource).
-	WarningSkipped WarningOutcome = "skipped"
-	// WarningError: the object could not be read; admitted.
-	WarningError WarningOutcome = "error"
+	OutcomeSkipped Outcome = "skipped"
+	// OutcomeError: the object could not be read; admitted.
+	OutcomeError Outcome = "error"
 )
 
-// WarningReviews counts the requests the warnings webhook answered.
-var WarningReviews = metrics.NewCounterVec(
+// Reviews counts the requests the warnings webhook answered.
+var Reviews = metrics.NewCounterVec(
 	&metrics.CounterOpts{
 		Subsystem:      "windows_aware",
 		Name:           "admission_warnings_total",
@@ -66,30 +67,30 @@ var WarningReviews = metrics.NewCounterVec(
 	[]string{"outcome"},
 )
 
-var registerWarningsOnce sync.Once
+var registerOnce sync.Once
 
-// RegisterWarningMetrics registers WarningReviews in registry; later calls
+// RegisterMetrics registers Reviews in registry; later calls
 // do nothing.
-func RegisterWarningMetrics(registry metrics.KubeRegistry) {
-	registerWarningsOnce.Do(func() {
-		registry.MustRegister(WarningReviews)
-		for _, o := range []WarningOutcome{WarningClean, WarningWarned, WarningRefused, WarningSkipped, WarningError} {
-			WarningReviews.WithLabelValues(string(o))
+func RegisterMetrics(registry metrics.KubeRegistry) {
+	registerOnce.Do(func() {
+		registry.MustRegister(Reviews)
+		for _, o := range []Outcome{OutcomeClean, OutcomeWarned, OutcomeRefused, OutcomeSkipped, OutcomeError} {
+			Reviews.WithLabelValues(string(o))
 		}
 	})
 }
 
 // warnedKinds are the names of the kinds whose pod template the warnings
 // read (workloadkind's Warnings), by resource.
-var warnedKinds = byResource(func(k *workloadkind.Kind) (string, bool) { return k.Name, k.Warnings })
+var warnedKinds = workloadkind.ByResource(func(k *workloadkind.Kind) (string, bool) { return k.Name, k.Warnings })
 
-// AdmitWarnings answers a request to create a pod or a workload, or to
+// Admit answers a request to create a pod or a workload, or to
 // change a workload's pod template: allowed, with Warnings' lines when the
 // pod can run nowhere; refused with them instead when enforce is set (the
-// request is from a namespace labelled LabelEnforce=true). A request it
+// request is from a namespace labelled wellknown.LabelEnforce=true). A request it
 // cannot read is allowed: the warnings are an aid, and their webhook's
 // failurePolicy is Ignore.
-func (w *Warner) AdmitWarnings(logger klog.Logger, req *admissionv1.AdmissionRequest, enforce bool) (*admissionv1.AdmissionResponse, WarningOutcome) {
+func (w *Warner) Admit(logger klog.Logger, req *admissionv1.AdmissionRequest, enforce bool) (*admissionv1.AdmissionResponse, Outcome) {
 	r := &warnRequest{UID: req.UID, Kind: req.Kind, Resource: req.Resource, SubResource: req.SubResource,
 		Name: req.Name, Namespace: req.Namespace, Operation: req.Operation, DryRun: req.DryRun}
 	var err error
@@ -99,7 +100,7 @@ func (w *Warner) AdmitWarnings(logger klog.Logger, req *admissionv1.AdmissionReq
 		// judged.
 		r.OldObject, _ = decodeWarnObject(req.OldObject.Raw)
 	}
-	return w.admitWarnings(logger, r, err, enforce)
+	return w.admit(logger, r, err, enforce)
 }
 
 // decodeWarnObject reads what the warnings read of an object; an error
@@ -112,23 +113,23 @@ func decodeWarnObject(raw []byte) (*warnObject, error) {
 	return &o, nil
 }
 
-// admitWarnings is AdmitWarnings of a request read; decodeErr is why its
+// admit is Admit of a request read; decodeErr is why its
 // object could not be read.
-func (w *Warner) admitWarnings(logger klog.Logger, req *warnRequest, decodeErr error, enforce bool) (resp *admissionv1.AdmissionResponse, outcome WarningOutcome) {
+func (w *Warner) admit(logger klog.Logger, req *warnRequest, decodeErr error, enforce bool) (resp *admissionv1.AdmissionResponse, outcome Outcome) {
 	resp = &admissionv1.AdmissionResponse{UID: req.UID, Allowed: true}
 	defer func() {
 		if r := recover(); r != nil {
 			logger.Error(fmt.Errorf("%v", r), "Warning panicked; admitting the object", "namespace", req.Namespace, "name", req.Name)
-			resp, outcome = &admissionv1.AdmissionResponse{UID: req.UID, Allowed: true}, WarningError
+			resp, outcome = &admissionv1.AdmissionResponse{UID: req.UID, Allowed: true}, OutcomeError
 		}
 	}()
 	kind, ok := warnedKinds[req.Resource]
 	if !ok || req.SubResource != "" || (req.Operation != admissionv1.Create && req.Operation != admissionv1.Update) {
-		return resp, WarningSkipped
+		return resp, OutcomeSkipped
 	}
 	if decodeErr != nil {
 		logger.Error(decodeErr, "Cannot read the object; admitting it without warnings", "resource", req.Resource.Resource, "namespace", req.Namespace, "name", req.Name)
-		return resp, WarningError
+		return resp, OutcomeError
 	}
 	obj := req.Object
 	meta, spec := obj.template(kind)
@@ -141,29 +142,26 @@ func (w *Warner) admitWarnings(logger klog.Logger, req *warnRequest, decodeErr e
 		// bound or mirror pod skips the scheduler; an update cannot
 		// change what a pod runs on.
 		if req.Operation != admissionv1.Create || !warnsOfPod(meta.OwnerReferences, spec.NodeName, meta.Annotations) {
-			return resp, WarningSkipped
+			return resp, OutcomeSkipped
 		}
 	} else if req.Operation == admissionv1.Update && req.OldObject != nil && sameTemplateSpec(obj.templateSpecRaw(kind), req.OldObject.templateSpecRaw(kind)) {
 		// An update that leaves the template as it was (a scale, a
 		// label) was warned about when the template was written.
-		return resp, WarningSkipped
+		return resp, OutcomeSkipped
 	}
-	name := obj.Metadata.Name
-	if name == "" {
-		name = obj.Metadata.GenerateName + "*"
-	}
+	name := workloadkind.ObjectName(obj.Metadata.Name, obj.Metadata.GenerateName)
 	pod := meta.pod(spec)
 	if pod.Namespace == "" {
 		pod.Namespace = req.Namespace
 	}
 	lines := w.Warnings(kind+" "+name, pod)
 	if len(lines) == 0 {
-		return resp, WarningClean
+		return resp, OutcomeClean
 	}
 	logger.V(2).Info("Warned", "kind", kind, "namespace", req.Namespace, "name", name, "enforce", enforce, "warnings", lines)
 	if !enforce {
 		resp.Warnings = lines
-		return resp, WarningWarned
+		return resp, OutcomeWarned
 	}
 	// The warnings again as one text: a sentence cut over several
 	// warnings joined, sentences apart.
@@ -182,9 +180,9 @@ func (w *Warner) admitWarnings(logger klog.Logger, req *warnRequest, decodeErr e
 	resp.Allowed = false
 	resp.Result = &metav1.Status{
 		Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden,
-		Message: fmt.Sprintf("namespace %s is labelled %s=true: %s", req.Namespace, LabelEnforce, msg.String()),
+		Message: fmt.Sprintf("namespace %s is labelled %s=true: %s", req.Namespace, wellknown.LabelEnforce, msg.String()),
 	}
-	return resp, WarningRefused
+	return resp, OutcomeRefused
 }
 
 // warnsOfPod reports whether the warnings judge a pod created with these
@@ -196,7 +194,7 @@ func warnsOfPod(owners []metav1.OwnerReference, nodeName string, annotations map
 
 // PodWarnings is the warnings webhook's answer to the CREATE of pod in
 // namespace, for a path that has read the pod already (the publish
-// webhook's /mutate/warnings), counted in WarningReviews as the warnings
+// webhook's /mutate/warnings), counted in Reviews as the warnings
 // webhook counts it: clean or warned. A pod the warnings do not judge (see
 // warnsOfPod) gets none and is not counted, as the warnings webhook's
 // configuration never sends it one. A panic costs the warnings, never the
@@ -205,11 +203,12 @@ func (w *Warner) PodWarnings(logger klog.Logger, namespace string, pod *v1.Pod) 
 	if !warnsOfPod(pod.OwnerReferences, pod.Spec.NodeName, pod.Annotations) {
 		return nil
 	}
+	name := workloadkind.ObjectName(pod.Name, pod.GenerateName)
 	defer func() {
 		if r := recover(); r != nil {
-			logger.Error(fmt.Errorf("%v", r), "Warning panicked; answering without warnings", "namespace", namespace, "name", podName(pod))
+			logger.Error(fmt.Errorf("%v", r), "Warning panicked; answering without warnings", "namespace", namespace, "name", name)
 			lines = nil
-			WarningReviews.WithLabelValues(string(WarningError)).Inc()
+			Reviews.WithLabelValues(string(OutcomeError)).Inc()
 		}
 	}()
 	judged := pod
@@ -219,13 +218,13 @@ func (w *Warner) PodWarnings(logger klog.Logger, namespace string, pod *v1.Pod) 
 		in.Namespace = namespace
 		judged = &in
 	}
-	lines = w.Warnings("Pod "+podName(pod), judged)
+	lines = w.Warnings("Pod "+name, judged)
 	if len(lines) == 0 {
-		WarningReviews.WithLabelValues(string(WarningClean)).Inc()
+		Reviews.WithLabelValues(string(OutcomeClean)).Inc()
 		return nil
 	}
-	logger.V(2).Info("Warned", "kind", "Pod", "namespace", namespace, "name", podName(pod), "enforce", false, "warnings", lines)
-	WarningReviews.WithLabelValues(string(WarningWarned)).Inc()
+	logger.V(2).Info("Warned", "kind", "Pod", "namespace", namespace, "name", name, "enforce", false, "warnings", lines)
+	Reviews.WithLabelValues(string(OutcomeWarned)).Inc()
 	return lines
 }
 
@@ -256,51 +255,26 @@ func sameTemplateSpec(raw, oldRaw []byte) bool {
 	return apiequality.Semantic.DeepEqual(old, spec)
 }
 
-// maxWarningReviewBytes bounds an AdmissionReview's body: the API server
-// caps objects at 3 MiB, and an update's review carries two.
-const maxWarningReviewBytes = 8 << 20
-
-// WarningsHandler serves AdmissionReview v1 requests by AdmitWarnings,
-// counting each in WarningReviews. enforce is set on the path the
-// webhook configuration calls for namespaces labelled LabelEnforce=true.
-func (w *Warner) WarningsHandler(logger klog.Logger, enforce bool) http.Handler {
-	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			http.Error(rw, "POST an AdmissionReview", http.StatusMethodNotAllowed)
-			return
-		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, maxWarningReviewBytes+1))
-		if err != nil || len(body) > maxWarningReviewBytes {
-			WarningReviews.WithLabelValues(string(WarningError)).Inc()
-			http.Error(rw, "cannot read the request body", http.StatusBadRequest)
-			return
-		}
-		// The review read as the warnings read it; one it does not read
-		// (no request, no object, an error) is read again in full, and
-		// answered as ever.
-		var review warnAdmissionReview
-		var resp *admissionv1.AdmissionResponse
-		var outcome WarningOutcome
-		if err := json.Unmarshal(body, &review); err == nil && review.Request != nil && review.Request.Object != nil {
-			resp, outcome = w.admitWarnings(logger, review.Request, nil, enforce)
-		} else {
-			var full admissionv1.AdmissionReview
-			if err := json.Unmarshal(body, &full); err != nil || full.Request == nil {
-				WarningReviews.WithLabelValues(string(WarningError)).Inc()
-				http.Error(rw, fmt.Sprintf("not an AdmissionReview with a request: %v", err), http.StatusBadRequest)
-				return
+// Handler serves AdmissionReview v1 requests by Admit, counting each in
+// Reviews. enforce is set on the path the webhook configuration calls for
+// namespaces labelled wellknown.LabelEnforce=true. A review is read as the warnings
+// read it (decode.go); one it does not read so (no request, no object, an
+// error) is read again in full, and answered as ever.
+func (w *Warner) Handler(logger klog.Logger, enforce bool) http.Handler {
+	s := &reviewgate.Server[Outcome]{
+		Admit: func(logger klog.Logger, req *admissionv1.AdmissionRequest) (*admissionv1.AdmissionResponse, Outcome) {
+			return w.Admit(logger, req, enforce)
+		},
+		Read: func(logger klog.Logger, body []byte) (metav1.TypeMeta, *admissionv1.AdmissionResponse, Outcome, bool) {
+			var review warnAdmissionReview
+			if err := json.Unmarshal(body, &review); err != nil || review.Request == nil || review.Request.Object == nil {
+				return metav1.TypeMeta{}, nil, "", false
 			}
-			review.TypeMeta = full.TypeMeta
-			resp, outcome = w.AdmitWarnings(logger, full.Request, enforce)
-		}
-		WarningReviews.WithLabelValues(string(outcome)).Inc()
-		out := admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp}
-		if out.APIVersion == "" {
-			out.APIVersion, out.Kind = admissionv1.SchemeGroupVersion.String(), "AdmissionReview"
-		}
-		rw.Header().Set("Content-Type", "application/json")
-		if err := json.NewEncoder(rw).Encode(&out); err != nil {
-			logger.Error(err, "Writing the admission response")
-		}
-	})
+			resp, outcome := w.admit(logger, review.Request, nil, enforce)
+			return review.TypeMeta, resp, outcome, true
+		},
+		Counter: Reviews,
+		Error:   OutcomeError,
+	}
+	return s.Handler(logger)
 }

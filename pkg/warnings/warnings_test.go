@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package publish
+package warnings
 
 import (
 	"encoding/json"
@@ -35,6 +35,7 @@ import (
 	"github.com/windows-aware/windows-aware/internal/oracle"
 	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
 	"github.com/windows-aware/windows-aware/pkg/inventory"
+	"github.com/windows-aware/windows-aware/pkg/wellknown"
 )
 
 const (
@@ -137,27 +138,27 @@ func warnPod(name string, s v1.PodSpec) *v1.Pod {
 func TestWarnings(t *testing.T) {
 	for _, tt := range warningsTests() {
 		t.Run(tt.name, func(t *testing.T) {
-			w, err := NewWarner("windows-aware", scheme.DefaultArgs(), tt.nodes, nil)
+			w, err := New("windows-aware", scheme.DefaultArgs(), tt.nodes, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp, outcome := w.AdmitWarnings(klog.Background(), tt.req(t), tt.enforce)
+			resp, outcome := w.Admit(klog.Background(), tt.req(t), tt.enforce)
 			if outcome != tt.want {
 				t.Errorf("outcome %s, want %s (warnings %q)", outcome, tt.want, resp.Warnings)
 			}
-			if resp.Allowed != (outcome != WarningRefused) || (!tt.enforce && !resp.Allowed) {
+			if resp.Allowed != (outcome != OutcomeRefused) || (!tt.enforce && !resp.Allowed) {
 				t.Errorf("allowed = %v with outcome %s, enforce %v", resp.Allowed, outcome, tt.enforce)
 			}
 			text := resp.Warnings
 			if !resp.Allowed {
-				if len(resp.Warnings) != 0 || resp.Result == nil || !strings.Contains(resp.Result.Message, LabelEnforce+"=true") {
+				if len(resp.Warnings) != 0 || resp.Result == nil || !strings.Contains(resp.Result.Message, wellknown.LabelEnforce+"=true") {
 					t.Errorf("a refusal says why in its status, not in warnings: %+v", resp)
 				}
 				text = []string{resp.Result.Message}
 			}
 			for _, l := range resp.Warnings {
-				if len(l) > MaxWarningLength || strings.ContainsAny(l, "\n\r") || !strings.HasPrefix(l, warningPrefix) {
-					t.Errorf("warning of %d characters, not one line of at most %d with the prefix: %q", len(l), MaxWarningLength, l)
+				if len(l) > MaxLength || strings.ContainsAny(l, "\n\r") || !strings.HasPrefix(l, warningPrefix) {
+					t.Errorf("warning of %d characters, not one line of at most %d with the prefix: %q", len(l), MaxLength, l)
 				}
 			}
 			joined := joinWarnings(text)
@@ -183,7 +184,7 @@ type warningsTest struct {
 	nodes   Inventory
 	req     func(t *testing.T) *admissionv1.AdmissionRequest
 	enforce bool
-	want    WarningOutcome
+	want    Outcome
 	// wantLines are substrings of the warnings, joined by a space with
 	// the prefixes taken out, in order.
 	wantLines []string
@@ -200,7 +201,7 @@ func warningsTests() []warningsTest {
 		req: func(t *testing.T) *admissionv1.AdmissionRequest {
 			return warnReview(t, admissionv1.Create, "deployments", warnDeployment("legacy", warnSpec(warnImg2016)), nil)
 		},
-		want: WarningWarned,
+		want: OutcomeWarned,
 		wantLines: []string{"Deployment legacy runs on none of the cluster's 3 node(s)",
 			"no node runs 10.0.14393 (ltsc2016): add a Windows Server 2016 pool, or retag the image for ltsc2022 or ltsc2025"},
 	}, {
@@ -209,14 +210,14 @@ func warningsTests() []warningsTest {
 		req: func(t *testing.T) *admissionv1.AdmissionRequest {
 			return warnReview(t, admissionv1.Create, "deployments", warnDeployment("legacy", warnSpec(warnImg2016)), nil)
 		},
-		want: WarningClean,
+		want: OutcomeClean,
 	}, {
 		name:  "a NodePool of another build does not count",
 		nodes: warnCluster(warnKarpenterPool("win19", oracle.Build2019)),
 		req: func(t *testing.T) *admissionv1.AdmissionRequest {
 			return warnReview(t, admissionv1.Create, "deployments", warnDeployment("legacy", warnSpec(warnImg2016)), nil)
 		},
-		want:      WarningWarned,
+		want:      OutcomeWarned,
 		wantLines: []string{"none of the cluster's 3 node(s), nor on those its 1 NodePool(s) make", "add a Windows Server 2016 pool"},
 	}, {
 		name:  "the same Deployment refused where the namespace enforces",
@@ -225,7 +226,7 @@ func warningsTests() []warningsTest {
 			return warnReview(t, admissionv1.Create, "deployments", warnDeployment("legacy", warnSpec(warnImg2016)), nil)
 		},
 		enforce:   true,
-		want:      WarningRefused,
+		want:      OutcomeRefused,
 		wantLines: []string{"add a Windows Server 2016 pool"},
 	}, {
 		name:    "a Deployment that runs is admitted where the namespace enforces",
@@ -234,14 +235,14 @@ func warningsTests() []warningsTest {
 		req: func(t *testing.T) *admissionv1.AdmissionRequest {
 			return warnReview(t, admissionv1.Create, "deployments", warnDeployment("web", warnSpec(warnImg2022)), nil)
 		},
-		want: WarningClean,
+		want: OutcomeClean,
 	}, {
 		name:  "no node of the pod's OS",
 		nodes: warnLinuxOnly(),
 		req: func(t *testing.T) *admissionv1.AdmissionRequest {
 			return warnReview(t, admissionv1.Create, "pods", warnPod("iis", warnSpec(warnImg2022)), nil)
 		},
-		want:      WarningWarned,
+		want:      OutcomeWarned,
 		wantLines: []string{"Pod iis runs on none", "no node runs 10.0.20348 (ltsc2022), 10.0.25398 (23H2), 10.0.26100 (ltsc2025): add a Windows Server 2022 pool"},
 	}, {
 		name:  "a pod declaring Linux with a Windows image: a conflict, and its fix",
@@ -252,7 +253,7 @@ func warningsTests() []warningsTest {
 				s.OS = &v1.PodOS{Name: v1.Linux}
 			})), nil)
 		},
-		want:      WarningWarned,
+		want:      OutcomeWarned,
 		wantLines: []string{`Pod mixed: pod sets .spec.os.name linux but image "` + warnImg2022 + `" is a Windows image`, "fix: make the pod's OS (.spec.os.name"},
 	}, {
 		name:  "images of two releases",
@@ -261,7 +262,7 @@ func warningsTests() []warningsTest {
 			return warnReview(t, admissionv1.Create, "statefulsets", &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db"},
 				Spec: appsv1.StatefulSetSpec{Template: v1.PodTemplateSpec{Spec: warnSpec(warnImg2019, warnImg2022)}}}, nil)
 		},
-		want:      WarningWarned,
+		want:      OutcomeWarned,
 		wantLines: []string{"StatefulSet db: the pod's images need Windows builds that no single host runs", "fix: use images of one Windows release"},
 	}, {
 		name:  "a selector on another OS",
@@ -272,7 +273,7 @@ func warningsTests() []warningsTest {
 					s.NodeSelector = map[string]string{v1.LabelOSStable: "linux"}
 				})}}}, nil)
 		},
-		want:      WarningWarned,
+		want:      OutcomeWarned,
 		wantLines: []string{"Job batch: the pod needs a windows node but", "fix: remove the pod's own selector or affinity on kubernetes.io/os"},
 	}, {
 		name:  "a pod of another scheduler the Windows taint repels",
@@ -281,7 +282,7 @@ func warningsTests() []warningsTest {
 			return warnReview(t, admissionv1.Create, "daemonsets", &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "agent"},
 				Spec: appsv1.DaemonSetSpec{Template: v1.PodTemplateSpec{Spec: warnWithSpec(warnSpec(warnImg2022), func(s *v1.PodSpec) { s.SchedulerName = "" })}}}, nil)
 		},
-		want:      WarningWarned,
+		want:      OutcomeWarned,
 		wantLines: []string{"DaemonSet agent runs on none", "every node that runs it (pool w22, pool w25) has a taint the pod does not tolerate (os=windows:NoSchedule)"},
 	}, {
 		name:  "a CronJob that runs",
@@ -290,7 +291,7 @@ func warningsTests() []warningsTest {
 			return warnReview(t, admissionv1.Create, "cronjobs", &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Name: "nightly"},
 				Spec: batchv1.CronJobSpec{JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: v1.PodTemplateSpec{Spec: warnSpec(warnImgLinux)}}}}}, nil)
 		},
-		want: WarningClean,
+		want: OutcomeClean,
 	}, {
 		name:  "a ReplicaSet's template is read too",
 		nodes: warnCluster(),
@@ -298,7 +299,7 @@ func warningsTests() []warningsTest {
 			return warnReview(t, admissionv1.Create, "replicasets", &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "rs"},
 				Spec: appsv1.ReplicaSetSpec{Template: v1.PodTemplateSpec{Spec: warnSpec(warnImg2016)}}}, nil)
 		},
-		want:      WarningWarned,
+		want:      OutcomeWarned,
 		wantLines: []string{"ReplicaSet rs runs on none"},
 	}, {
 		name:  "a template change is judged",
@@ -306,7 +307,7 @@ func warningsTests() []warningsTest {
 		req: func(t *testing.T) *admissionv1.AdmissionRequest {
 			return warnReview(t, admissionv1.Update, "deployments", warnDeployment("legacy", warnSpec(warnImg2016)), warnDeployment("legacy", warnSpec(warnImg2022)))
 		},
-		want:      WarningWarned,
+		want:      OutcomeWarned,
 		wantLines: []string{"add a Windows Server 2016 pool"},
 	}, {
 		name:  "an update that leaves the template is not",
@@ -314,7 +315,7 @@ func warningsTests() []warningsTest {
 		req: func(t *testing.T) *admissionv1.AdmissionRequest {
 			return warnReview(t, admissionv1.Update, "deployments", warnDeployment("legacy", warnSpec(warnImg2016)), warnDeployment("legacy", warnSpec(warnImg2016)))
 		},
-		want: WarningSkipped,
+		want: OutcomeSkipped,
 	}, {
 		name:    "a pod its controller made is not, even where the namespace enforces",
 		nodes:   warnCluster(),
@@ -322,14 +323,14 @@ func warningsTests() []warningsTest {
 		req: func(t *testing.T) *admissionv1.AdmissionRequest {
 			return warnReview(t, admissionv1.Create, "pods", owned, nil)
 		},
-		want: WarningSkipped,
+		want: OutcomeSkipped,
 	}, {
 		name:  "nothing is said before every node is listed",
 		nodes: warnUnsynced{},
 		req: func(t *testing.T) *admissionv1.AdmissionRequest {
 			return warnReview(t, admissionv1.Create, "deployments", warnDeployment("legacy", warnSpec(warnImg2016)), nil)
 		},
-		want: WarningClean,
+		want: OutcomeClean,
 	}, {
 		name:  "an object that does not decode is admitted",
 		nodes: warnCluster(),
@@ -338,7 +339,7 @@ func warningsTests() []warningsTest {
 			r.Object.Raw = []byte(`{"spec": 3}`)
 			return r
 		},
-		want: WarningError,
+		want: OutcomeError,
 	}}
 }
 
@@ -373,7 +374,7 @@ func TestWarningLines(t *testing.T) {
 			t.Errorf("%d lines, want %d: %q", len(lines), tt.wantLines, lines)
 		}
 		for _, l := range lines {
-			if len(l) > MaxWarningLength || strings.ContainsAny(l, "\n\t") {
+			if len(l) > MaxLength || strings.ContainsAny(l, "\n\t") {
 				t.Errorf("line of %d characters: %q", len(l), l)
 			}
 		}
@@ -392,14 +393,14 @@ func TestWarningsWithoutInventory(t *testing.T) {
 	checked := 0
 	for _, tt := range warningsTests() {
 		t.Run(tt.name, func(t *testing.T) {
-			full, err := NewWarner("windows-aware", scheme.DefaultArgs(), tt.nodes, nil)
+			full, err := New("windows-aware", scheme.DefaultArgs(), tt.nodes, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			terse, _ := NewWarner("windows-aware", scheme.DefaultArgs(), tt.nodes, nil)
+			terse, _ := New("windows-aware", scheme.DefaultArgs(), tt.nodes, nil)
 			terse.WithoutInventory = true
-			fullResp, _ := full.AdmitWarnings(klog.Background(), tt.req(t), false)
-			terseResp, _ := terse.AdmitWarnings(klog.Background(), tt.req(t), false)
+			fullResp, _ := full.Admit(klog.Background(), tt.req(t), false)
+			terseResp, _ := terse.Admit(klog.Background(), tt.req(t), false)
 			fullText, terseText := joinWarnings(fullResp.Warnings), joinWarnings(terseResp.Warnings)
 			if !strings.Contains(fullText, "runs on none of the cluster's") {
 				if fullText != terseText {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package publish
+package warnings
 
 import (
 	"encoding/json"
@@ -28,6 +28,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/windows-aware/windows-aware/pkg/apis/config/scheme"
+	"github.com/windows-aware/windows-aware/pkg/publish"
 )
 
 // TestAdmitWithWarnings: the publish webhook's /mutate/warnings answers a
@@ -36,7 +37,7 @@ import (
 // none there either.
 func TestAdmitWithWarnings(t *testing.T) {
 	logger := klog.Background()
-	publisher, err := New("windows-aware", scheme.DefaultArgs())
+	publisher, err := publish.New("windows-aware", scheme.DefaultArgs())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,13 +65,13 @@ func TestAdmitWithWarnings(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.pod.Spec.SchedulerName = "windows-aware"
-			warner, err := NewWarner("windows-aware", scheme.DefaultArgs(), warnCluster(), nil)
+			warner, err := New("windows-aware", scheme.DefaultArgs(), warnCluster(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			req := warnReview(t, admissionv1.Create, "pods", tc.pod, nil)
-			want, wantOutcome := warner.AdmitWarnings(logger, req, false)
-			if judged := wantOutcome != WarningSkipped; judged != tc.judged {
+			want, wantOutcome := warner.Admit(logger, req, false)
+			if judged := wantOutcome != OutcomeSkipped; judged != tc.judged {
 				t.Fatalf("the warnings webhook's outcome is %s: the case is wrong", wantOutcome)
 			}
 			if tc.warned != (len(want.Warnings) > 0) {

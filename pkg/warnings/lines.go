@@ -14,14 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package publish
+package warnings
 
 import "strings"
 
-// MaxWarningLength bounds a warning's length: the API server drops
+// MaxLength bounds a warning's length: the API server drops
 // warnings longer than its limits and kubectl prints each on one line, so
 // a long sentence is cut into several warnings rather than one.
-const MaxWarningLength = 120
+const MaxLength = 120
 
 // warningPrefix opens every warning, so that a user who sees it in
 // kubectl apply's output knows what said it.
@@ -30,7 +30,7 @@ const warningPrefix = "windows-aware: "
 // continuation opens the warnings that carry on a sentence.
 const continuation = "... "
 
-// warningLines cuts text into warnings of at most MaxWarningLength
+// warningLines cuts text into warnings of at most MaxLength
 // characters, between words, each opened by warningPrefix, those after the
 // first also by continuation. A word too long for a line (an image
 // reference) is cut where the line ends. Line breaks in text become
@@ -48,14 +48,14 @@ func warningLines(text string) []string {
 	for _, word := range words {
 		// A word that fits a line of its own starts one; a longer one is
 		// cut from where this line stands.
-		if len(line) > open && len(line)+1+len(word) > MaxWarningLength && len(word) <= MaxWarningLength-len(warningPrefix+continuation) {
+		if len(line) > open && len(line)+1+len(word) > MaxLength && len(word) <= MaxLength-len(warningPrefix+continuation) {
 			flush()
 		}
 		if len(line) > open {
 			line += " "
 		}
-		for len(line)+len(word) > MaxWarningLength {
-			cut := MaxWarningLength - len(line)
+		for len(line)+len(word) > MaxLength {
+			cut := MaxLength - len(line)
 			line += word[:cut]
 			word = word[cut:]
 			flush()

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package publish
+package warnings
 
 import (
 	"fmt"
@@ -24,24 +24,18 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/advice"
 	"github.com/windows-aware/windows-aware/pkg/apis/config"
-	"github.com/windows-aware/windows-aware/pkg/apis/config/validation"
 	"github.com/windows-aware/windows-aware/pkg/inventory"
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
-// LabelEnforce, set to "true" on a namespace, turns the warnings about the
-// pods and workloads created there into a refusal (the warnings webhook's
-// enforcing entry selects such namespaces). Elsewhere the warnings never
-// refuse anything.
-const LabelEnforce = "windows-aware.x-k8s.io/enforce"
-
 // Warner tells, at admission, why a pod or a workload's pod template can
 // run on no node the cluster has or can get: no node of its OS, none of a
 // build that runs its images, or a conflict between its images or with
 // its own selectors. It says it in explain's words (package advice). It
-// decides as the profile's scheduler does, by tags alone unless Facts are
-// given, and judges the nodes of an inventory, one verdict per class.
+// decides by podneeds.Decider.Decide, the WindowsAware plugin's decision,
+// by tags alone unless facts are given, and judges the nodes of an
+// inventory by inventory.Snapshot.Judge, one verdict per class.
 type Warner struct {
 	profile string
 	decider *podneeds.Decider
@@ -70,16 +64,13 @@ type Inventory interface {
 	Snapshot() *inventory.Snapshot
 }
 
-// NewWarner returns the Warner of a profile's args, which it validates as
-// the scheduler does. facts may be nil (tags alone): the webhook asks no
-// registry.
-func NewWarner(profile string, args *config.WindowsAwareArgs, nodes Inventory, facts podneeds.Facts) (*Warner, error) {
-	if err := validation.ValidateWindowsAwareArgs(nil, args); err != nil {
-		return nil, fmt.Errorf("profile %q: invalid WindowsAwareArgs: %w", profile, err)
-	}
-	decider, err := podneeds.New(args)
+// New returns the Warner of a profile's args, validated by
+// podneeds.NewForProfile. facts may be nil (tags alone): the webhook asks
+// no registry.
+func New(profile string, args *config.WindowsAwareArgs, nodes Inventory, facts podneeds.Facts) (*Warner, error) {
+	decider, err := podneeds.NewForProfile(profile, args)
 	if err != nil {
-		return nil, fmt.Errorf("profile %q: %w", profile, err)
+		return nil, err
 	}
 	w := &Warner{profile: profile, decider: decider, nodes: nodes}
 	if facts != nil {
@@ -90,7 +81,7 @@ func NewWarner(profile string, args *config.WindowsAwareArgs, nodes Inventory, f
 
 // Warnings says why the pod (a pod, or a workload's template as a pod;
 // subject names it: "Deployment web") can run nowhere, one line a
-// warning, each at most MaxWarningLength characters; none when it runs
+// warning, each at most MaxLength characters; none when it runs
 // somewhere, or when the inventory has not listed every node yet.
 func (w *Warner) Warnings(subject string, pod *v1.Pod) []string {
 	d := w.decider.Decide(pod, w.facts)
