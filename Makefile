@@ -81,7 +81,7 @@ FUZZ_TARGETS := ./pkg/windows:FuzzImageOf ./pkg/windows:FuzzParseKernelVersion \
                 ./pkg/explain:FuzzReadManifests \
                 ./pkg/publish:FuzzPublish ./pkg/wellknown:FuzzParseRecord \
                 ./pkg/webhookcert:FuzzParse ./pkg/reviewgate:FuzzCount ./pkg/safetext:FuzzText \
-                ./pkg/registryhost:FuzzParseEndpoint
+                ./pkg/registryhost:FuzzParseEndpoint ./pkg/warnings:FuzzReviewDecode
 FUZZ         ?=
 fuzz_selected = $(if $(FUZZ),$(filter $(addprefix %:,$(FUZZ)),$(FUZZ_TARGETS)),$(FUZZ_TARGETS))
 
