@@ -65,27 +65,40 @@ StatefulSet, DaemonSet, ReplicaSet, Job, CronJob and bare pod that runs on Windo
 nodes or whose template would, whether the target build runs it:
 
   ready     each image has a variant the target build runs (from its tag, or its
-            registry with --resolve), or the pod is HostProcess (any build)
+            registry with --resolve), or the pod is HostProcess (any build),
+            and some node admits it once the nodes move
   rebuild   an image has no such variant: its builds, and the tag that names the
             target where one is spelled like it (…:ltsc2019 → …:ltsc2022)
-  unknown   a tag that names no build and no registry answer, or a workload
-            you may not read, with why
+  retarget  its images run there, but its nodeSelector, required node affinity
+            or RuntimeClass pins it to a build no node has once the nodes move:
+            the pin, and the patch or RuntimeClass that admits the new build
+  nowhere   no node runs it today either: images no host runs together, or a
+            pin that selects no node
+  unknown   a tag that names no build and no registry answer, a RuntimeClass
+            that does not exist, an affinity it cannot map to builds, or a
+            workload you may not read, with why
 
 Then the pods that would block draining the nodes that move (their workload
-needs a rebuild and no node that stays at its build runs them), and the counts
-per verdict and namespace. With --pool, only that pool moves, and the plan also
-says what breaks on it: the pods running there that the new build would not run,
-and the pending pods and workloads that would start landing there.
+needs a rebuild or a retarget and no node that stays at its build runs them),
+whether each Windows DaemonSet keeps a pod on every node that moves (with the
+fix where it does not), the counts per verdict and namespace, and the command
+that labels the moving nodes retiring. With --pool (any label: agentpool,
+kubernetes.azure.com/os-sku, karpenter.sh/nodepool), only that pool moves, and
+the plan also says what breaks on it: the pods running there that the new build
+would not run, those its pins strand there, and the pending pods and workloads
+that would start landing there.
 
 A Windows Server 2025 host runs ltsc2022 images, so 2022 → 2025 needs no rebuild
 of ltsc2022 images; 2019 → 2022 always needs one.
 
 The scheduler's configuration and --resolve work as for explain.
 
-Exit status: 0 when every workload is ready, 2 when one needs a rebuild or is
-unknown, 1 when the cluster cannot be read or the input is wrong.`,
+Exit status: 0 when every workload is ready and every agent keeps the moved
+nodes, 2 when a workload is not ready or an agent loses moved nodes, 1 when the
+cluster cannot be read or the input is wrong.`,
 		Example: `  kubectl windows-aware upgrade-plan --to 2025 -A
   kubectl windows-aware upgrade-plan --pool agentpool=win22 --to 2025
+  kubectl windows-aware upgrade-plan --pool kubernetes.azure.com/os-sku=Windows2022 --to 2025 -A
   kubectl windows-aware upgrade-plan --to ltsc2022 -n web --resolve -o markdown`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
