@@ -28,6 +28,7 @@ import (
 
 	"github.com/windows-aware/windows-aware/pkg/podneeds"
 	"github.com/windows-aware/windows-aware/pkg/wellknown"
+	"github.com/windows-aware/windows-aware/pkg/windows"
 )
 
 // Pin is one constraint of a workload's template, besides its images,
@@ -163,7 +164,7 @@ func movedValue(key string, selects func(*v1.Node) bool, before, after []*v1.Nod
 func windowsOnly(nodes []*v1.Node) []*v1.Node {
 	var out []*v1.Node
 	for _, n := range nodes {
-		if strings.EqualFold(podneeds.NodeOS(n), "windows") {
+		if strings.EqualFold(podneeds.NodeOS(n), windows.OSWindows) {
 			out = append(out, n)
 		}
 	}

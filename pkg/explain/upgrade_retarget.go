@@ -66,12 +66,12 @@ func nest(path []string, spec map[string]any) map[string]any {
 func (e *Explainer) retargetFixes(ctx context.Context, kind, namespace, name string, template *v1.Pod, rc *nodev1.RuntimeClass, pins []Pin) []string {
 	path := templatePath(kind)
 	resource := strings.ToLower(kind)
-	patch := func(kind string, p any) string {
+	patch := func(patchType string, p any) string {
 		b, _ := json.Marshal(p) // maps, strings and lists always marshal
 		if path == nil {
-			return fmt.Sprintf("a bare pod's spec cannot change: recreate %s/%s with the %s patch %s applied to it", namespace, name, kind, b)
+			return fmt.Sprintf("a bare pod's spec cannot change: recreate %s/%s with the %s patch %s applied to it", namespace, name, patchType, b)
 		}
-		return fmt.Sprintf("kubectl -n %s patch %s %s --type %s -p '%s'", namespace, resource, name, kind, b)
+		return fmt.Sprintf("kubectl -n %s patch %s %s --type %s -p '%s'", namespace, resource, name, patchType, b)
 	}
 	var fixes []string
 	var selector []Pin
